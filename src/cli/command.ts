@@ -1,0 +1,19 @@
+import type { Services } from '../services.js';
+
+export interface CliIo {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+export interface Command {
+  /** Words that select the command, e.g. ['token', 'create']. */
+  path: string[];
+  summary: string;
+  usage: string;
+  options?: Record<string, { type: 'string' | 'boolean'; short?: string; description: string }>;
+  run(args: { values: Record<string, string | boolean | undefined>; positionals: string[] }, services: Services, io: CliIo): Promise<number>;
+}
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}

@@ -1,0 +1,65 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import * as schema from './schema.js';
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type DbDriver = 'pglite' | 'postgres';
+
+export interface Listener {
+  /** Called after the LISTEN is (re-)established; events sent while it was down are lost, so re-read here. */
+  onListen?: () => void;
+  onNotify: (payload: string) => void;
+}
+
+export interface Database {
+  readonly driver: DbDriver;
+  readonly db: Db;
+  listen(channel: string, listener: Listener): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+export type DatabaseOptions =
+  | { driver: 'postgres'; url: string; max?: number }
+  | { driver: 'pglite'; dataDir?: string; loadDataDir?: Blob | File };
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.driver === 'postgres' ? openPostgres(options.url, options.max) : openPglite(options);
+}
+
+function openPostgres(url: string, max = 10): Database {
+  const sql = postgres(url, { max, onnotice: () => {}, connection: { application_name: 'agent-tool-system' } });
+  const db = drizzlePostgres({ client: sql, schema }) as unknown as Db;
+  return {
+    driver: 'postgres',
+    db,
+    async listen(channel, listener) {
+      const sub = await sql.listen(channel, listener.onNotify, listener.onListen);
+      return () => sub.unlisten();
+    },
+    close: () => sql.end({ timeout: 5 }),
+  };
+}
+
+async function openPglite(options: { dataDir?: string; loadDataDir?: Blob | File }): Promise<Database> {
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const client = await PGlite.create({
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+  });
+  const db = drizzlePglite({ client, schema }) as unknown as Db;
+  return {
+    driver: 'pglite',
+    db,
+    async listen(channel, listener) {
+      // PGlite is one in-process connection: a LISTEN is never dropped, so onListen fires once.
+      const unlisten = await client.listen(channel, listener.onNotify);
+      listener.onListen?.();
+      return unlisten;
+    },
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,35 @@
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import type { Database } from './client.js';
+
+export const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url));
+
+/** Any constant works; it only has to be the same in every process that migrates this database. */
+const MIGRATION_LOCK_KEY = 7_311_042_901;
+
+export async function runMigrations(database: Database, postgresUrl?: string): Promise<void> {
+  if (database.driver === 'pglite') {
+    // biome-ignore lint/suspicious/noExplicitAny: the pglite migrator wants its own driver type; the instance is one.
+    await migratePglite(database.db as any, { migrationsFolder });
+    return;
+  }
+  if (!postgresUrl) throw new Error('runMigrations needs the Postgres URL for its dedicated connection');
+  // Drizzle's migrator takes no lock, and concurrent first starts would race on the same DDL. A
+  // session-level advisory lock needs one fixed connection, hence a separate single-connection client.
+  const one = postgres(postgresUrl, { max: 1, onnotice: () => {} });
+  try {
+    const db = drizzlePostgres({ client: one });
+    await db.execute(sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
+    try {
+      await migratePostgres(db, { migrationsFolder });
+    } finally {
+      await db.execute(sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
+    }
+  } finally {
+    await one.end({ timeout: 5 });
+  }
+}

@@ -1,0 +1,90 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { JsonSchema } from './tool-spec.js';
+
+// ajv-formats is CommonJS with a default export that NodeNext sees one level down.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+type AnyAjv = Ajv | Ajv2019 | Ajv2020;
+
+/**
+ * Tool schemas come from everywhere (MCP servers, extensions, admins) and declare different
+ * drafts. One Ajv instance per draft, picked by `$schema`; unknown keywords are tolerated
+ * (strict: false) because real-world schemas carry annotations Ajv does not know.
+ */
+function makeAjv<T extends AnyAjv>(AjvClass: new (opts: object) => T): T {
+  const ajv = new AjvClass({ strict: false, allErrors: true, validateSchema: true });
+  addFormats(ajv as Ajv);
+  return ajv;
+}
+
+const draft07 = makeAjv(Ajv);
+const draft2019 = makeAjv(Ajv2019);
+const draft2020 = makeAjv(Ajv2020);
+
+function ajvFor(schema: JsonSchema): AnyAjv {
+  const declared = typeof schema.$schema === 'string' ? schema.$schema : '';
+  if (declared.includes('2020-12')) return draft2020;
+  if (declared.includes('2019-09')) return draft2019;
+  return draft07;
+}
+
+/** Rows read from the database are new objects every time, so the cache is keyed by content. */
+const cache = new Map<string, ValidateFunction>();
+const CACHE_LIMIT = 2000;
+
+export type SchemaCheck = { ok: true } | { ok: false; message: string };
+
+/** A tool's input schema must compile and describe an object, since tool arguments are always a JSON object. */
+export function checkToolSchema(schema: unknown, requireObjectRoot: boolean): SchemaCheck {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    return { ok: false, message: 'must be a JSON Schema object' };
+  }
+  const s = schema as JsonSchema;
+  if (requireObjectRoot && s.type !== 'object') {
+    return { ok: false, message: 'root must be an object schema ("type": "object")' };
+  }
+  try {
+    compile(s);
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, message: `does not compile as JSON Schema: ${(error as Error).message}` };
+  }
+}
+
+function compile(schema: JsonSchema): ValidateFunction {
+  const key = JSON.stringify(schema);
+  const cached = cache.get(key);
+  if (cached) return cached;
+  // Ajv registers a root `$id` globally and refuses a second schema with the same id; tools are
+  // independent documents, so the id is dropped (local `#/...` refs do not need it).
+  const { $id: _id, ...withoutId } = schema;
+  const validate = ajvFor(schema).compile(withoutId);
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(key, validate);
+  return validate;
+}
+
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+export function validateAgainst(schema: JsonSchema, value: unknown): ValidationIssue[] {
+  const validate = compile(schema);
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map(describeIssue);
+}
+
+function describeIssue(error: ErrorObject): ValidationIssue {
+  const path = error.instancePath === '' ? '(root)' : error.instancePath;
+  const extra =
+    error.keyword === 'additionalProperties'
+      ? ` (${String((error.params as { additionalProperty: string }).additionalProperty)})`
+      : error.keyword === 'enum'
+        ? ` (${JSON.stringify((error.params as { allowedValues: unknown[] }).allowedValues)})`
+        : '';
+  return { path, message: `${error.message ?? error.keyword}${extra}` };
+}

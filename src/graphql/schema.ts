@@ -1,0 +1,11 @@
+import { lexicographicSortSchema, printSchema } from 'graphql';
+import { builder } from './builder.js';
+import './scalars.js';
+import './tool.js';
+import './policy.js';
+import './token.js';
+
+export const schema = builder.toSchema();
+
+/** The committed `schema.graphql`: sorted, so that a diff shows only real changes. */
+export const printedSchema = () => `${printSchema(lexicographicSortSchema(schema))}\n`;

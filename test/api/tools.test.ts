@@ -1,0 +1,148 @@
+import { describe, expect } from 'vitest';
+import { dbTest as test } from '../support/fixtures.js';
+
+const register = `mutation($input: RegisterToolInput!) { registerTool(input: $input) {
+  name title source enabled visibility permission
+  annotations { readOnly destructive idempotent openWorld cost }
+  budget { maxCalls maxOutputTokens timeoutMs } inputSchema outputSchema } }`;
+
+const dice = {
+  name: 'ext.dice.roll',
+  title: 'Roll dice',
+  description: 'Rolls dice in NdM notation.',
+  inputSchema: { type: 'object', properties: { notation: { type: 'string' } }, required: ['notation'] },
+  source: 'EXTENSION',
+};
+
+describe('tool registry', () => {
+  test('registers a tool with MCP defaults for unset annotations', async ({ gql }) => {
+    const res = await gql(register, { input: dice });
+    expect(res.errors).toBeUndefined();
+    expect(res.data!.registerTool).toEqual({
+      name: 'ext.dice.roll',
+      title: 'Roll dice',
+      source: 'EXTENSION',
+      enabled: true,
+      visibility: 'MODEL',
+      permission: 'ALWAYS_ALLOW',
+      annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: true, cost: null },
+      budget: { maxCalls: null, maxOutputTokens: null, timeoutMs: null },
+      inputSchema: dice.inputSchema,
+      outputSchema: null,
+    });
+  });
+
+
+  test('lists tools as a connection filtered by source and paged by name', async ({ gql }) => {
+    for (const name of ['a.one', 'b.two', 'c.three']) {
+      await gql(register, { input: { ...dice, name, source: name === 'b.two' ? 'MCP' : 'EXTENSION' } });
+    }
+    const page = await gql(`{ tools(first: 2) { edges { cursor node { name } } pageInfo { hasNextPage endCursor } } }`);
+    expect(page.data!.tools.edges.map((e: { node: { name: string } }) => e.node.name)).toEqual(['a.one', 'b.two']);
+    expect(page.data!.tools.pageInfo.hasNextPage).toBe(true);
+    const next = await gql(`query($after: String) { tools(first: 2, after: $after) { edges { node { name } } pageInfo { hasNextPage } } }`, {
+      after: page.data!.tools.pageInfo.endCursor,
+    });
+    expect(next.data!.tools.edges.map((e: { node: { name: string } }) => e.node.name)).toEqual(['c.three']);
+    expect(next.data!.tools.pageInfo.hasNextPage).toBe(false);
+    const mcp = await gql(`{ tools(source: MCP) { edges { node { name } } } }`);
+    expect(mcp.data!.tools.edges).toEqual([{ node: { name: 'b.two' } }]);
+  });
+});
+
+describe('tool registry validation', () => {
+  test.for([
+    ['name', { name: 'bad name!' }, /^input\.name: must be 1-128 characters/],
+    ['name length', { name: 'a'.repeat(129) }, /^input\.name:/],
+    ['inputSchema root', { inputSchema: { type: 'string' } }, /^input\.inputSchema: root must be an object schema/],
+    ['inputSchema compile', { inputSchema: { type: 'object', properties: { a: { type: 'strin' } } } }, /^input\.inputSchema: does not compile/],
+    ['outputSchema', { outputSchema: { type: 12 } }, /^input\.outputSchema: does not compile/],
+    ['budget', { budget: { maxCalls: 0 } }, /^input\.budget\.maxCalls:/],
+    ['source BUILT_IN', { source: 'BUILT_IN' }, /^input\.source: BUILT_IN is reserved/],
+  ] as const)('rejects an invalid %s with BAD_USER_INPUT naming the field', async ([, patch, message], { gql }) => {
+    const res = await gql(register, { input: { ...dice, ...patch } });
+    expect(res.data).toBeNull();
+    expect(res.errors).toHaveLength(1);
+    expect(res.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
+    expect(res.errors![0]!.message).toMatch(message);
+  });
+
+  test('replaces a registered tool when registered again under the same name', async ({ gql }) => {
+    await gql(register, { input: dice });
+    const res = await gql(register, { input: { ...dice, title: 'Roll the dice' } });
+    expect(res.data!.registerTool.title).toBe('Roll the dice');
+  });
+
+  test('keeps a disabled tool disabled when it is registered again', async ({ gql }) => {
+    await gql(register, { input: dice });
+    await gql(`mutation { setToolEnabled(name: "ext.dice.roll", enabled: false) { enabled } }`);
+    const res = await gql(register, { input: dice });
+    expect(res.data!.registerTool.enabled).toBe(false);
+  });
+
+  test('updates some fields and leaves the others', async ({ gql }) => {
+    await gql(register, { input: dice });
+    const res = await gql(
+      `mutation { updateTool(name: "ext.dice.roll", input: { permission: APPROVAL_REQUIRED, budget: { maxCalls: 3 } }) {
+        title permission budget { maxCalls timeoutMs } } }`,
+    );
+    expect(res.data!.updateTool).toEqual({ title: 'Roll dice', permission: 'APPROVAL_REQUIRED', budget: { maxCalls: 3, timeoutMs: null } });
+  });
+
+  test('removes a registered tool', async ({ gql }) => {
+    await gql(register, { input: dice });
+    expect((await gql(`mutation { removeTool(name: "ext.dice.roll") }`)).data!.removeTool).toBe(true);
+    expect((await gql(`{ tool(name: "ext.dice.roll") { name } }`)).data!.tool).toBeNull();
+  });
+
+  test('answers NOT_FOUND for an unknown tool', async ({ gql }) => {
+    const res = await gql(`mutation { removeTool(name: "no.such") }`);
+    expect(res.errors![0]!.extensions!.code).toBe('NOT_FOUND');
+  });
+});
+
+describe('BUILT_IN tools', () => {
+  const builtIn = {
+    name: 'workspace.read_file',
+    title: 'Read file',
+    description: 'Reads a file.',
+    inputSchema: { type: 'object' },
+    outputSchema: null,
+    annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false, cost: null },
+    visibility: 'MODEL' as const,
+    permission: 'ALWAYS_ALLOW' as const,
+    budget: { maxCalls: null, maxOutputTokens: null, timeoutMs: null },
+  };
+
+  test('cannot be replaced through registerTool', async ({ gql, services }) => {
+    await services.registry.upsertBuiltIn(builtIn);
+    const res = await gql(register, { input: { ...dice, name: 'workspace.read_file' } });
+    expect(res.errors![0]!.extensions!.code).toBe('CONFLICT');
+    expect(res.errors![0]!.message).toBe('tool workspace.read_file is BUILT_IN and cannot be replaced');
+    expect((await services.registry.get('workspace.read_file'))!.source).toBe('BUILT_IN');
+  });
+
+  test('cannot be removed', async ({ gql, services }) => {
+    await services.registry.upsertBuiltIn(builtIn);
+    const res = await gql(`mutation { removeTool(name: "workspace.read_file") }`);
+    expect(res.errors![0]!.extensions!.code).toBe('CONFLICT');
+    expect(await services.registry.get('workspace.read_file')).not.toBeNull();
+  });
+
+  test('can be governed (permission, budget, enabled) but not redefined', async ({ gql, services }) => {
+    await services.registry.upsertBuiltIn(builtIn);
+    const ok = await gql(`mutation { updateTool(name: "workspace.read_file", input: { permission: APPROVAL_REQUIRED, enabled: false }) { permission enabled } }`);
+    expect(ok.data!.updateTool).toEqual({ permission: 'APPROVAL_REQUIRED', enabled: false });
+    const bad = await gql(`mutation { updateTool(name: "workspace.read_file", input: { description: "x" }) { name } }`);
+    expect(bad.errors![0]!.extensions!.code).toBe('CONFLICT');
+    expect(bad.errors![0]!.message).toMatch(/not description/);
+  });
+
+  test("keeps an admin's governance choices when the server rewrites its built-ins at startup", async ({ gql, services }) => {
+    await services.registry.upsertBuiltIn(builtIn);
+    await gql(`mutation { updateTool(name: "workspace.read_file", input: { permission: APPROVAL_REQUIRED, enabled: false }) { name } }`);
+    await services.registry.upsertBuiltIn({ ...builtIn, description: 'Reads a file (v2).' });
+    const spec = (await services.registry.get('workspace.read_file'))!;
+    expect([spec.description, spec.permission, spec.enabled]).toEqual(['Reads a file (v2).', 'APPROVAL_REQUIRED', false]);
+  });
+});

@@ -1,0 +1,42 @@
+import { defineConfig } from 'vitest/config';
+
+const dbTests = ['test/db/**/*.test.ts', 'test/api/**/*.test.ts'];
+
+/**
+ * unit: pure logic, once. pglite and postgres: the same database suites on each driver.
+ * process: real servers as child processes (ports, signals), once.
+ */
+export default defineConfig({
+  test: {
+    reporters: process.env.CI ? ['default', ['json', { outputFile: '.test-output/results.json' }]] : ['default'],
+    projects: [
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      {
+        test: {
+          name: 'pglite',
+          include: dbTests,
+          globalSetup: ['test/support/global-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'postgres',
+          include: dbTests,
+          globalSetup: ['test/support/global-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'process',
+          include: ['test/process/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});
