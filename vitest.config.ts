@@ -7,11 +7,17 @@ const dbTests = ['test/db/**/*.test.ts', 'test/api/**/*.test.ts'];
  * process: real servers as child processes (ports, signals), once.
  */
 export default defineConfig({
+  // graphql ships CJS (main) and ESM (module) builds. Node loads the CJS one for Pothos and yoga;
+  // without this alias Vite would hand test code the ESM one, and the two do not mix.
+  resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
-    reporters: process.env.CI ? ['default', ['json', { outputFile: '.test-output/results.json' }]] : ['default'],
+    reporters: process.env.CI
+      ? ['default', ['json', { outputFile: '.test-output/results.json' }]]
+      : ['default'],
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       {
+        extends: true,
         test: {
           name: 'pglite',
           include: dbTests,
@@ -21,6 +27,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'postgres',
           include: dbTests,
@@ -30,6 +37,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'process',
           include: ['test/process/**/*.test.ts'],

@@ -1,7 +1,10 @@
-import { ConfigError } from './config.js';
 import { runCli } from './cli/run-cli.js';
+import { ConfigError } from './config.js';
 
-const io = { out: (line: string) => process.stdout.write(`${line}\n`), err: (line: string) => process.stderr.write(`${line}\n`) };
+const io = {
+  out: (line: string) => process.stdout.write(`${line}\n`),
+  err: (line: string) => process.stderr.write(`${line}\n`),
+};
 
 runCli(process.argv.slice(2), io)
   .then((code) => process.exit(code))

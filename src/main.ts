@@ -13,13 +13,13 @@ async function main(): Promise<void> {
   const address = await server.listen(config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${address.address}]` : config.host}:${address.port}/graphql`;
   logger.info({ url, port: address.port }, 'listening');
-  process.stdout.write(`Agent Tool System listening on ${url} (GraphiQL in a browser)\n`);
   if (adminSecret) {
     process.stdout.write(
       `First start: an admin token was created. It is shown only now; keep it:\n  ${adminSecret}\n` +
         `Use it as: Authorization: Bearer ${adminSecret}\n`,
     );
   }
+  process.stdout.write(`Agent Tool System listening on ${url} (GraphiQL in a browser)\n`);
 
   let stopping = false;
   const stop = async (signal: string) => {

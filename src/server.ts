@@ -18,7 +18,9 @@ export interface AppServerOptions {
   maxBodyBytes?: number;
 }
 
-type EnvelopedArgs = ExecutionArgs & { rootValue: { execute: (a: ExecutionArgs) => unknown; subscribe: (a: ExecutionArgs) => unknown } };
+type EnvelopedArgs = ExecutionArgs & {
+  rootValue: { execute: (a: ExecutionArgs) => unknown; subscribe: (a: ExecutionArgs) => unknown };
+};
 
 async function health(services: Services, res: ServerResponse): Promise<void> {
   try {
@@ -30,12 +32,37 @@ async function health(services: Services, res: ServerResponse): Promise<void> {
   }
 }
 
-function tooLarge(req: IncomingMessage, maxBodyBytes: number): 411 | 413 | null {
+function declaredLengthProblem(req: IncomingMessage, maxBodyBytes: number): 411 | 413 | null {
   if (req.method !== 'POST') return null;
   const length = req.headers['content-length'];
   // Without a declared length the body could be unbounded; clients of this API always know theirs.
   if (length === undefined) return req.headers['transfer-encoding'] ? 411 : null;
   return Number(length) > maxBodyBytes ? 413 : null;
+}
+
+/**
+ * Answers before reading the body, then drains a bounded amount of it so that the client, still
+ * sending, reads the status instead of a reset connection. Past the bound the socket is dropped.
+ */
+function refuseBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: 411 | 413,
+  maxBodyBytes: number,
+): void {
+  let drained = 0;
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > 16 * maxBodyBytes) req.destroy();
+  });
+  req.on('end', () => {
+    res.writeHead(status, { 'content-type': 'application/json', connection: 'close' });
+    res.end(
+      JSON.stringify({
+        errors: [{ message: `request body must declare a length of at most ${maxBodyBytes} bytes` }],
+      }),
+    );
+  });
 }
 
 export function createAppServer(services: Services, options: AppServerOptions = {}): AppServer {
@@ -46,14 +73,12 @@ export function createAppServer(services: Services, options: AppServerOptions = 
       void health(services, res);
       return;
     }
-    const rejected = tooLarge(req, maxBodyBytes);
-    if (rejected) {
-      res.writeHead(rejected, { 'content-type': 'application/json', connection: 'close' });
-      res.end(JSON.stringify({ errors: [{ message: `request body must declare a length of at most ${maxBodyBytes} bytes` }] }));
-      req.resume();
+    const problem = declaredLengthProblem(req, maxBodyBytes);
+    if (problem) {
+      refuseBody(req, res, problem, maxBodyBytes);
       return;
     }
-    void yoga.handleNodeRequestAndResponse(req, res, {});
+    void yoga.requestListener(req, res);
   });
 
   const wss = new WebSocketServer({ server: http, path: yoga.graphqlEndpoint });
@@ -63,7 +88,9 @@ export function createAppServer(services: Services, options: AppServerOptions = 
       subscribe: (args) => (args as EnvelopedArgs).rootValue.subscribe(args) as never,
       // The token is checked once, at connection_init; a connection without a valid one is closed (4403).
       onConnect: async (ctx) => {
-        const secret = bearerSecret(ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization);
+        const secret = bearerSecret(
+          ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization,
+        );
         return secret !== null && (await services.tokens.authenticate(secret)) !== null;
       },
       onSubscribe: async (ctx, _id, params) => {

@@ -11,7 +11,11 @@ export interface Command {
   summary: string;
   usage: string;
   options?: Record<string, { type: 'string' | 'boolean'; short?: string; description: string }>;
-  run(args: { values: Record<string, string | boolean | undefined>; positionals: string[] }, services: Services, io: CliIo): Promise<number>;
+  run(
+    args: { values: Record<string, string | boolean | undefined>; positionals: string[] },
+    services: Services,
+    io: CliIo,
+  ): Promise<number>;
 }
 
 export class UsageError extends Error {

@@ -11,7 +11,8 @@ export const commands: Command[] = [...tokenCommands];
 function help(io: CliIo, command?: Command): void {
   if (command) {
     io.out(`usage: npm run cli -- ${command.usage}\n\n${command.summary}`);
-    for (const [name, option] of Object.entries(command.options ?? {})) io.out(`  --${name.padEnd(14)} ${option.description}`);
+    for (const [name, option] of Object.entries(command.options ?? {}))
+      io.out(`  --${name.padEnd(14)} ${option.description}`);
     return;
   }
   io.out('usage: npm run cli -- <command> [options]   (add --help to any command)\n');
@@ -20,7 +21,11 @@ function help(io: CliIo, command?: Command): void {
   for (const c of commands) io.out(`  ${c.path.join(' ').padEnd(22)} ${c.summary}`);
 }
 
-export async function runCli(argv: string[], io: CliIo, env: Record<string, string | undefined> = process.env): Promise<number> {
+export async function runCli(
+  argv: string[],
+  io: CliIo,
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
   const command = commands.find((c) => c.path.every((word, i) => argv[i] === word));
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   if (!command) {
@@ -35,7 +40,11 @@ export async function runCli(argv: string[], io: CliIo, env: Record<string, stri
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: argv.slice(command.path.length), options: command.options ?? {}, allowPositionals: true });
+    parsed = parseArgs({
+      args: argv.slice(command.path.length),
+      options: command.options ?? {},
+      allowPositionals: true,
+    });
   } catch (error) {
     io.err(`${(error as Error).message}\n`);
     help(io, command);

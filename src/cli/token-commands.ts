@@ -13,7 +13,8 @@ export const tokenCommands: Command[] = [
   {
     path: ['token', 'create'],
     summary: 'Create an API token and print its secret (shown once).',
-    usage: 'token create --role <admin|approver|agent|extension|viewer> --name <name> [--user-id <id>] [--extension-id <id>]',
+    usage:
+      'token create --role <admin|approver|agent|extension|viewer> --name <name> [--user-id <id>] [--extension-id <id>]',
     options: {
       role: { type: 'string', description: 'the role of the token' },
       name: { type: 'string', description: 'a name to recognise it by' },

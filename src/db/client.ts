@@ -31,7 +31,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 function openPostgres(url: string, max = 10): Database {
-  const sql = postgres(url, { max, onnotice: () => {}, connection: { application_name: 'agent-tool-system' } });
+  const sql = postgres(url, {
+    max,
+    onnotice: () => {},
+    connection: { application_name: 'agent-tool-system' },
+  });
   const db = drizzlePostgres({ client: sql, schema }) as unknown as Db;
   return {
     driver: 'postgres',

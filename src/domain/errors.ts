@@ -22,7 +22,10 @@ export class DomainError extends Error {
   }
 
   static is(error: unknown): error is DomainError {
-    return error instanceof DomainError || (error instanceof Error && error.name === 'DomainError' && 'code' in error);
+    return (
+      error instanceof DomainError ||
+      (error instanceof Error && error.name === 'DomainError' && 'code' in error)
+    );
   }
 }
 

@@ -34,16 +34,32 @@ export const policyRuleInputSchema = z
   })
   .superRefine((rule, ctx) => {
     if (rule.layer === 'PLATFORM' && rule.scopeId) {
-      ctx.addIssue({ code: 'custom', path: ['scopeId'], message: 'PLATFORM rules apply everywhere and take no scopeId' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['scopeId'],
+        message: 'PLATFORM rules apply everywhere and take no scopeId',
+      });
     }
     if ((rule.layer === 'USER' || rule.layer === 'PROFILE' || rule.layer === 'PLAN_NODE') && !rule.scopeId) {
-      ctx.addIssue({ code: 'custom', path: ['scopeId'], message: `${rule.layer} rules need the scopeId they apply to` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['scopeId'],
+        message: `${rule.layer} rules need the scopeId they apply to`,
+      });
     }
     if (rule.layer === 'SOURCE' && !(toolSources as readonly string[]).includes(rule.scopeId ?? '')) {
-      ctx.addIssue({ code: 'custom', path: ['scopeId'], message: `SOURCE rules need a scopeId of ${toolSources.join(', ')}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['scopeId'],
+        message: `SOURCE rules need a scopeId of ${toolSources.join(', ')}`,
+      });
     }
     if (rule.skipApproval && rule.effect !== 'ALLOW') {
-      ctx.addIssue({ code: 'custom', path: ['skipApproval'], message: 'only an ALLOW rule can waive approval' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['skipApproval'],
+        message: 'only an ALLOW rule can waive approval',
+      });
     }
   });
 export type PolicyRuleInput = z.input<typeof policyRuleInputSchema>;

@@ -99,7 +99,8 @@ function remaining(tool: ToolSpec, budget: ToolBudget, usage: RunUsage | undefin
 
 /** Seed §10 and ARCHITECTURE.md: gates that apply unless an ALLOW rule explicitly waives them. */
 function defaultApprovalGate(tool: ToolSpec): string | null {
-  if (tool.source === 'MCP' || tool.source === 'EXTENSION') return `${tool.source} tools need approval by default`;
+  if (tool.source === 'MCP' || tool.source === 'EXTENSION')
+    return `${tool.source} tools need approval by default`;
   if (tool.annotations.destructive) return 'destructive tools need approval by default';
   if (tool.annotations.openWorld && !tool.annotations.readOnly) {
     return 'tools with external side effects need approval by default';
@@ -127,7 +128,9 @@ export function resolvePolicy(
     rules.some((r) => r.layer === 'PLAN_NODE' && r.scopeId === context.planNodeId && r.effect !== 'DENY');
 
   return tools.map((tool) => {
-    const matching = rules.filter((r) => ruleApplies(r, context, tool) && patternMatches(r.toolPattern, tool.name));
+    const matching = rules.filter(
+      (r) => ruleApplies(r, context, tool) && patternMatches(r.toolPattern, tool.name),
+    );
     const hidden = (reason: string): EffectiveTool => ({
       tool,
       visible: false,

@@ -44,14 +44,12 @@ export const registerToolInputSchema = z.object({
 });
 export type RegisterToolInput = z.input<typeof registerToolInputSchema>;
 
-export const updateToolInputSchema = registerToolInputSchema
-  .omit({ name: true, source: true })
-  .extend({
-    title: registerToolInputSchema.shape.title.nullish(),
-    description: registerToolInputSchema.shape.description.nullish(),
-    inputSchema: inputSchemaField.nullish(),
-    enabled: z.boolean().nullish(),
-  });
+export const updateToolInputSchema = registerToolInputSchema.omit({ name: true, source: true }).extend({
+  title: registerToolInputSchema.shape.title.nullish(),
+  description: registerToolInputSchema.shape.description.nullish(),
+  inputSchema: inputSchemaField.nullish(),
+  enabled: z.boolean().nullish(),
+});
 export type UpdateToolInput = z.input<typeof updateToolInputSchema>;
 
 /** What an admin may still change on a BUILT_IN tool: how it is governed, not what it is. */
@@ -80,7 +78,9 @@ export function applyToolUpdate(spec: ToolSpec, update: z.output<typeof updateTo
     description: update.description ?? spec.description,
     inputSchema: (update.inputSchema as JsonSchema | undefined) ?? spec.inputSchema,
     outputSchema:
-      update.outputSchema === undefined ? spec.outputSchema : ((update.outputSchema as JsonSchema | null) ?? null),
+      update.outputSchema === undefined
+        ? spec.outputSchema
+        : ((update.outputSchema as JsonSchema | null) ?? null),
     annotations: update.annotations ? normalizeAnnotations(update.annotations) : spec.annotations,
     visibility: update.visibility ?? spec.visibility,
     permission: update.permission ?? spec.permission,

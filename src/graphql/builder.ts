@@ -34,16 +34,22 @@ export const builder = new SchemaBuilder<{
     },
     unauthorizedError: (_parent, ctx, info) =>
       ctx.principal
-        ? new GraphQLError(`role ${ctx.principal.role} may not use ${info.parentType.name}.${info.fieldName}`, {
-            extensions: { code: 'FORBIDDEN' },
-          })
+        ? new GraphQLError(
+            `role ${ctx.principal.role} may not use ${info.parentType.name}.${info.fieldName}`,
+            {
+              extensions: { code: 'FORBIDDEN' },
+            },
+          )
         : new GraphQLError('authentication required: send Authorization: Bearer <token>', {
             extensions: { code: 'UNAUTHENTICATED' },
           }),
   },
   zod: {
     validationError: (zodError) => {
-      const issues = zodError.issues.map((i) => ({ field: i.path.join('.') || '(input)', message: i.message }));
+      const issues = zodError.issues.map((i) => ({
+        field: i.path.join('.') || '(input)',
+        message: i.message,
+      }));
       return new GraphQLError(issues.map((i) => `${i.field}: ${i.message}`).join('; '), {
         extensions: { code: 'BAD_USER_INPUT', issues },
       });

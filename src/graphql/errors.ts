@@ -19,7 +19,8 @@ const isGraphQLError = (error: unknown): error is WrappedError =>
  * whose details stay in the log, and the client sees a masked INTERNAL_SERVER_ERROR.
  */
 export function maskError(error: unknown, message: string): Error {
-  if (!isGraphQLError(error)) return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+  if (!isGraphQLError(error))
+    return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
   const original = error.originalError;
   if (DomainError.is(original)) {
     return new GraphQLError(original.message, {
@@ -29,5 +30,9 @@ export function maskError(error: unknown, message: string): Error {
     });
   }
   if (!original || isGraphQLError(original)) return error as Error;
-  return new GraphQLError(message, { nodes: error.nodes, path: error.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+  return new GraphQLError(message, {
+    nodes: error.nodes,
+    path: error.path,
+    extensions: { code: 'INTERNAL_SERVER_ERROR' },
+  });
 }

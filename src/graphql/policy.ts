@@ -1,5 +1,10 @@
 import type { EffectiveTool } from '../domain/policy.js';
-import { type PolicyRule, policyEffects, policyLayers, policyRuleInputSchema } from '../domain/policy-rule.js';
+import {
+  type PolicyRule,
+  policyEffects,
+  policyLayers,
+  policyRuleInputSchema,
+} from '../domain/policy-rule.js';
 import { builder, scopes } from './builder.js';
 import { ToolBudgetInput, ToolBudgetType, ToolType } from './tool.js';
 
@@ -14,7 +19,8 @@ export const PolicyRuleType = builder.objectRef<PolicyRule>('PolicyRule').implem
     toolPattern: t.exposeString('toolPattern'),
     effect: t.expose('effect', { type: PolicyEffectEnum }),
     skipApproval: t.exposeBoolean('skipApproval', {
-      description: 'An ALLOW that also waives the default approval gates (MCP/extension source, destructive, costly).',
+      description:
+        'An ALLOW that also waives the default approval gates (MCP/extension source, destructive, costly).',
     }),
     budget: t.expose('budget', { type: ToolBudgetType, nullable: true }),
     reason: t.exposeString('reason', { nullable: true }),
@@ -69,9 +75,12 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   setPolicyRule: t.field({
     type: PolicyRuleType,
-    description: 'Creates a rule, or replaces the rule with the given id. Admins; approvers on their own USER layer.',
+    description:
+      'Creates a rule, or replaces the rule with the given id. Admins; approvers on their own USER layer.',
     authScopes: scopes.deciders,
-    args: { input: t.arg({ type: PolicyRuleInput, required: true, validate: { schema: policyRuleInputSchema } }) },
+    args: {
+      input: t.arg({ type: PolicyRuleInput, required: true, validate: { schema: policyRuleInputSchema } }),
+    },
     resolve: (_root, args, ctx) => ctx.services.policy.set(args.input, ctx.principal!),
   }),
   removePolicyRule: t.boolean({

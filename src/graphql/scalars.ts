@@ -11,7 +11,9 @@ builder.scalarType('JSON', {
 function toDate(value: unknown): Date {
   const date = value instanceof Date ? value : new Date(String(value));
   if (Number.isNaN(date.getTime())) {
-    throw new GraphQLError(`not an ISO-8601 date-time: ${String(value)}`, { extensions: { code: 'BAD_USER_INPUT' } });
+    throw new GraphQLError(`not an ISO-8601 date-time: ${String(value)}`, {
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
   }
   return date;
 }
@@ -21,7 +23,8 @@ builder.scalarType('DateTime', {
   serialize: (value) => toDate(value).toISOString(),
   parseValue: (value) => toDate(value),
   parseLiteral: (ast) => {
-    if (ast.kind !== Kind.STRING) throw new GraphQLError('DateTime must be a string', { extensions: { code: 'BAD_USER_INPUT' } });
+    if (ast.kind !== Kind.STRING)
+      throw new GraphQLError('DateTime must be a string', { extensions: { code: 'BAD_USER_INPUT' } });
     return toDate(ast.value);
   },
 });

@@ -17,12 +17,16 @@ const ApiTokenType = builder.objectRef<ApiTokenRow>('ApiToken').implement({
   }),
 });
 
-const CreatedApiToken = builder.objectRef<{ secret: string; token: ApiTokenRow }>('CreatedApiToken').implement({
-  fields: (t) => ({
-    token: t.exposeString('secret', { description: 'The secret. It is not stored and cannot be shown again.' }),
-    apiToken: t.expose('token', { type: ApiTokenType }),
-  }),
-});
+const CreatedApiToken = builder
+  .objectRef<{ secret: string; token: ApiTokenRow }>('CreatedApiToken')
+  .implement({
+    fields: (t) => ({
+      token: t.exposeString('secret', {
+        description: 'The secret. It is not stored and cannot be shown again.',
+      }),
+      apiToken: t.expose('token', { type: ApiTokenType }),
+    }),
+  });
 
 const CreateApiTokenInput = builder.inputType('CreateApiTokenInput', {
   fields: (t) => ({
@@ -51,7 +55,13 @@ builder.mutationFields((t) => ({
   createApiToken: t.field({
     type: CreatedApiToken,
     authScopes: scopes.admin,
-    args: { input: t.arg({ type: CreateApiTokenInput, required: true, validate: { schema: createTokenInputSchema } }) },
+    args: {
+      input: t.arg({
+        type: CreateApiTokenInput,
+        required: true,
+        validate: { schema: createTokenInputSchema },
+      }),
+    },
     resolve: (_root, args, ctx) => ctx.services.tokens.create(args.input),
   }),
   revokeApiToken: t.boolean({

@@ -17,7 +17,8 @@ export const ToolVisibilityEnum = builder.enumType('ToolVisibility', { values: t
 export const ToolCostEnum = builder.enumType('ToolCost', { values: toolCosts });
 
 export const ToolAnnotationsType = builder.objectRef<ToolAnnotations>('ToolAnnotations').implement({
-  description: 'Side-effect hints. Unset hints take MCP defaults: not read-only, destructive, not idempotent, open world.',
+  description:
+    'Side-effect hints. Unset hints take MCP defaults: not read-only, destructive, not idempotent, open world.',
   fields: (t) => ({
     readOnly: t.exposeBoolean('readOnly'),
     destructive: t.exposeBoolean('destructive'),
@@ -100,8 +101,9 @@ builder.queryFields((t) => ({
     authScopes: scopes.readers,
     args: { source: t.arg({ type: ToolSourceEnum }) },
     resolve: (_root, args, ctx) =>
-      resolveCursorConnection<Promise<ToolSpec[]>>({ args, toCursor: (tool) => tool.name, defaultSize: 50, maxSize: 200 }, (page) =>
-        ctx.services.registry.page({ ...page, source: args.source }),
+      resolveCursorConnection<Promise<ToolSpec[]>>(
+        { args, toCursor: (tool) => tool.name, defaultSize: 50, maxSize: 200 },
+        (page) => ctx.services.registry.page({ ...page, source: args.source }),
       ),
   }),
   tool: t.field({
@@ -118,12 +120,19 @@ builder.mutationFields((t) => ({
     type: ToolType,
     description: 'Registers a tool or replaces a registered one. BUILT_IN tools cannot be replaced.',
     authScopes: scopes.admin,
-    args: { input: t.arg({ type: RegisterToolInput, required: true, validate: { schema: registerToolInputSchema } }) },
+    args: {
+      input: t.arg({
+        type: RegisterToolInput,
+        required: true,
+        validate: { schema: registerToolInputSchema },
+      }),
+    },
     resolve: (_root, args, ctx) => ctx.services.registry.register(args.input),
   }),
   updateTool: t.field({
     type: ToolType,
-    description: 'Changes some fields of a tool. On BUILT_IN tools only visibility, permission, budget and enabled.',
+    description:
+      'Changes some fields of a tool. On BUILT_IN tools only visibility, permission, budget and enabled.',
     authScopes: scopes.admin,
     args: {
       name: t.arg.string({ required: true }),

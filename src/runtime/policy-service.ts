@@ -5,7 +5,12 @@ import { policyRules } from '../db/schema.js';
 import { actorOf, type Principal } from '../domain/auth.js';
 import { forbidden, notFound } from '../domain/errors.js';
 import { type EffectiveTool, type PolicyContext, type RunUsage, resolvePolicy } from '../domain/policy.js';
-import { type PolicyLayer, type PolicyRule, type PolicyRuleInput, policyRuleInputSchema } from '../domain/policy-rule.js';
+import {
+  type PolicyLayer,
+  type PolicyRule,
+  type PolicyRuleInput,
+  policyRuleInputSchema,
+} from '../domain/policy-rule.js';
 import { normalizeBudget } from '../domain/tool-spec.js';
 import { parseInput } from './parse-input.js';
 import type { RegistryService } from './registry-service.js';
@@ -26,7 +31,8 @@ const ruleOf = (row: RuleRow): PolicyRule => ({
 /** Admins set any rule; a person (approver) may set rules on their own USER layer and nothing else. */
 function assertMaySet(principal: Principal, layer: PolicyLayer, scopeId: string | null | undefined): void {
   if (principal.role === 'ADMIN') return;
-  if (principal.role === 'APPROVER' && layer === 'USER' && principal.userId && principal.userId === scopeId) return;
+  if (principal.role === 'APPROVER' && layer === 'USER' && principal.userId && principal.userId === scopeId)
+    return;
   throw forbidden(
     layer === 'USER'
       ? 'only an admin or an approver token bound to that user may change USER rules'
@@ -68,7 +74,11 @@ export class PolicyService {
     if (input.id) {
       const existing = await this.get(input.id);
       assertMaySet(principal, existing.layer, existing.scopeId);
-      const [row] = await this.db.update(policyRules).set(values).where(eq(policyRules.id, input.id)).returning();
+      const [row] = await this.db
+        .update(policyRules)
+        .set(values)
+        .where(eq(policyRules.id, input.id))
+        .returning();
       return ruleOf(row!);
     }
     const [row] = await this.db.insert(policyRules).values(values).returning();

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, lt, desc, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lt, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { tools } from '../db/schema.js';
 import { conflict, notFound } from '../domain/errors.js';
@@ -79,7 +79,8 @@ export class RegistryService {
   async register(raw: RegisterToolInput | unknown, owner: string | null = null): Promise<ToolSpec> {
     const spec = specFromRegistration(parseInput(registerToolInputSchema, raw));
     const existing = await this.get(spec.name);
-    if (existing?.source === 'BUILT_IN') throw conflict(`tool ${spec.name} is BUILT_IN and cannot be replaced`);
+    if (existing?.source === 'BUILT_IN')
+      throw conflict(`tool ${spec.name} is BUILT_IN and cannot be replaced`);
     const values = rowValues({ ...spec, enabled: existing?.enabled ?? true }, owner);
     const [row] = await this.db
       .insert(tools)
@@ -94,10 +95,14 @@ export class RegistryService {
     const spec = await this.require(name);
     if (spec.source === 'BUILT_IN') {
       const fixed = Object.entries(update)
-        .filter(([field, value]) => value != null && !(builtInMutableFields as readonly string[]).includes(field))
+        .filter(
+          ([field, value]) => value != null && !(builtInMutableFields as readonly string[]).includes(field),
+        )
         .map(([field]) => field);
       if (fixed.length > 0) {
-        throw conflict(`tool ${name} is BUILT_IN: only ${builtInMutableFields.join(', ')} can change, not ${fixed.join(', ')}`);
+        throw conflict(
+          `tool ${name} is BUILT_IN: only ${builtInMutableFields.join(', ')} can change, not ${fixed.join(', ')}`,
+        );
       }
     }
     const next = applyToolUpdate(spec, update);
@@ -123,7 +128,13 @@ export class RegistryService {
   /** The server's own tools: defined in code, (re)written at startup, never through the API. */
   async upsertBuiltIn(spec: Omit<ToolSpec, 'source' | 'enabled'>): Promise<void> {
     const full: ToolSpec = { ...spec, source: 'BUILT_IN', enabled: true };
-    const { enabled: _keepAdminChoice, visibility: _v, permission: _p, budget: _b, ...definition } = rowValues(full, null);
+    const {
+      enabled: _keepAdminChoice,
+      visibility: _v,
+      permission: _p,
+      budget: _b,
+      ...definition
+    } = rowValues(full, null);
     await this.db
       .insert(tools)
       .values(rowValues(full, null))

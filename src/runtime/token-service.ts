@@ -14,15 +14,26 @@ export const createTokenInputSchema = z
     userId: z.string().trim().min(1).max(200).nullish(),
     extensionId: z
       .string()
-      .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be 1-64 characters of a-z 0-9 _ - starting with a letter or digit')
+      .regex(
+        /^[a-z0-9][a-z0-9_-]{0,63}$/,
+        'must be 1-64 characters of a-z 0-9 _ - starting with a letter or digit',
+      )
       .nullish(),
   })
   .superRefine((input, ctx) => {
     if (input.role === 'EXTENSION' && !input.extensionId) {
-      ctx.addIssue({ code: 'custom', path: ['extensionId'], message: 'an EXTENSION token must name its extension' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['extensionId'],
+        message: 'an EXTENSION token must name its extension',
+      });
     }
     if (input.role !== 'EXTENSION' && input.extensionId) {
-      ctx.addIssue({ code: 'custom', path: ['extensionId'], message: 'only EXTENSION tokens name an extension' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['extensionId'],
+        message: 'only EXTENSION tokens name an extension',
+      });
     }
   });
 export type CreateTokenInput = z.input<typeof createTokenInputSchema>;
@@ -33,7 +44,13 @@ export const hashSecret = (secret: string) => createHash('sha256').update(secret
 const newSecret = () => `ats_${randomBytes(32).toString('base64url')}`;
 
 function principalOf(row: ApiTokenRow): Principal {
-  return { tokenId: row.id, name: row.name, role: row.role, userId: row.userId, extensionId: row.extensionId };
+  return {
+    tokenId: row.id,
+    name: row.name,
+    role: row.role,
+    userId: row.userId,
+    extensionId: row.extensionId,
+  };
 }
 
 export class TokenService {
@@ -69,7 +86,8 @@ export class TokenService {
     if (!z.uuid().safeParse(id).success) throw notFound(`no API token ${id}`);
     const [row] = await this.db.select().from(apiTokens).where(eq(apiTokens.id, id)).limit(1);
     if (!row) throw notFound(`no API token ${id}`);
-    if (!row.revokedAt) await this.db.update(apiTokens).set({ revokedAt: new Date() }).where(eq(apiTokens.id, id));
+    if (!row.revokedAt)
+      await this.db.update(apiTokens).set({ revokedAt: new Date() }).where(eq(apiTokens.id, id));
     return true;
   }
 

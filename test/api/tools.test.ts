@@ -32,17 +32,24 @@ describe('tool registry', () => {
     });
   });
 
-
   test('lists tools as a connection filtered by source and paged by name', async ({ gql }) => {
     for (const name of ['a.one', 'b.two', 'c.three']) {
       await gql(register, { input: { ...dice, name, source: name === 'b.two' ? 'MCP' : 'EXTENSION' } });
     }
-    const page = await gql(`{ tools(first: 2) { edges { cursor node { name } } pageInfo { hasNextPage endCursor } } }`);
-    expect(page.data!.tools.edges.map((e: { node: { name: string } }) => e.node.name)).toEqual(['a.one', 'b.two']);
+    const page = await gql(
+      `{ tools(first: 2) { edges { cursor node { name } } pageInfo { hasNextPage endCursor } } }`,
+    );
+    expect(page.data!.tools.edges.map((e: { node: { name: string } }) => e.node.name)).toEqual([
+      'a.one',
+      'b.two',
+    ]);
     expect(page.data!.tools.pageInfo.hasNextPage).toBe(true);
-    const next = await gql(`query($after: String) { tools(first: 2, after: $after) { edges { node { name } } pageInfo { hasNextPage } } }`, {
-      after: page.data!.tools.pageInfo.endCursor,
-    });
+    const next = await gql(
+      `query($after: String) { tools(first: 2, after: $after) { edges { node { name } } pageInfo { hasNextPage } } }`,
+      {
+        after: page.data!.tools.pageInfo.endCursor,
+      },
+    );
     expect(next.data!.tools.edges.map((e: { node: { name: string } }) => e.node.name)).toEqual(['c.three']);
     expect(next.data!.tools.pageInfo.hasNextPage).toBe(false);
     const mcp = await gql(`{ tools(source: MCP) { edges { node { name } } } }`);
@@ -54,18 +61,29 @@ describe('tool registry validation', () => {
   test.for([
     ['name', { name: 'bad name!' }, /^input\.name: must be 1-128 characters/],
     ['name length', { name: 'a'.repeat(129) }, /^input\.name:/],
-    ['inputSchema root', { inputSchema: { type: 'string' } }, /^input\.inputSchema: root must be an object schema/],
-    ['inputSchema compile', { inputSchema: { type: 'object', properties: { a: { type: 'strin' } } } }, /^input\.inputSchema: does not compile/],
+    [
+      'inputSchema root',
+      { inputSchema: { type: 'string' } },
+      /^input\.inputSchema: root must be an object schema/,
+    ],
+    [
+      'inputSchema compile',
+      { inputSchema: { type: 'object', properties: { a: { type: 'strin' } } } },
+      /^input\.inputSchema: does not compile/,
+    ],
     ['outputSchema', { outputSchema: { type: 12 } }, /^input\.outputSchema: does not compile/],
     ['budget', { budget: { maxCalls: 0 } }, /^input\.budget\.maxCalls:/],
     ['source BUILT_IN', { source: 'BUILT_IN' }, /^input\.source: BUILT_IN is reserved/],
-  ] as const)('rejects an invalid %s with BAD_USER_INPUT naming the field', async ([, patch, message], { gql }) => {
-    const res = await gql(register, { input: { ...dice, ...patch } });
-    expect(res.data).toBeNull();
-    expect(res.errors).toHaveLength(1);
-    expect(res.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
-    expect(res.errors![0]!.message).toMatch(message);
-  });
+  ] as const)(
+    'rejects an invalid %s with BAD_USER_INPUT naming the field',
+    async ([, patch, message], { gql }) => {
+      const res = await gql(register, { input: { ...dice, ...patch } });
+      expect(res.data).toBeNull();
+      expect(res.errors).toHaveLength(1);
+      expect(res.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
+      expect(res.errors![0]!.message).toMatch(message);
+    },
+  );
 
   test('replaces a registered tool when registered again under the same name', async ({ gql }) => {
     await gql(register, { input: dice });
@@ -86,7 +104,11 @@ describe('tool registry validation', () => {
       `mutation { updateTool(name: "ext.dice.roll", input: { permission: APPROVAL_REQUIRED, budget: { maxCalls: 3 } }) {
         title permission budget { maxCalls timeoutMs } } }`,
     );
-    expect(res.data!.updateTool).toEqual({ title: 'Roll dice', permission: 'APPROVAL_REQUIRED', budget: { maxCalls: 3, timeoutMs: null } });
+    expect(res.data!.updateTool).toEqual({
+      title: 'Roll dice',
+      permission: 'APPROVAL_REQUIRED',
+      budget: { maxCalls: 3, timeoutMs: null },
+    });
   });
 
   test('removes a registered tool', async ({ gql }) => {
@@ -131,18 +153,31 @@ describe('BUILT_IN tools', () => {
 
   test('can be governed (permission, budget, enabled) but not redefined', async ({ gql, services }) => {
     await services.registry.upsertBuiltIn(builtIn);
-    const ok = await gql(`mutation { updateTool(name: "workspace.read_file", input: { permission: APPROVAL_REQUIRED, enabled: false }) { permission enabled } }`);
+    const ok = await gql(
+      `mutation { updateTool(name: "workspace.read_file", input: { permission: APPROVAL_REQUIRED, enabled: false }) { permission enabled } }`,
+    );
     expect(ok.data!.updateTool).toEqual({ permission: 'APPROVAL_REQUIRED', enabled: false });
-    const bad = await gql(`mutation { updateTool(name: "workspace.read_file", input: { description: "x" }) { name } }`);
+    const bad = await gql(
+      `mutation { updateTool(name: "workspace.read_file", input: { description: "x" }) { name } }`,
+    );
     expect(bad.errors![0]!.extensions!.code).toBe('CONFLICT');
     expect(bad.errors![0]!.message).toMatch(/not description/);
   });
 
-  test("keeps an admin's governance choices when the server rewrites its built-ins at startup", async ({ gql, services }) => {
+  test("keeps an admin's governance choices when the server rewrites its built-ins at startup", async ({
+    gql,
+    services,
+  }) => {
     await services.registry.upsertBuiltIn(builtIn);
-    await gql(`mutation { updateTool(name: "workspace.read_file", input: { permission: APPROVAL_REQUIRED, enabled: false }) { name } }`);
+    await gql(
+      `mutation { updateTool(name: "workspace.read_file", input: { permission: APPROVAL_REQUIRED, enabled: false }) { name } }`,
+    );
     await services.registry.upsertBuiltIn({ ...builtIn, description: 'Reads a file (v2).' });
     const spec = (await services.registry.get('workspace.read_file'))!;
-    expect([spec.description, spec.permission, spec.enabled]).toEqual(['Reads a file (v2).', 'APPROVAL_REQUIRED', false]);
+    expect([spec.description, spec.permission, spec.enabled]).toEqual([
+      'Reads a file (v2).',
+      'APPROVAL_REQUIRED',
+      false,
+    ]);
   });
 });

@@ -44,5 +44,6 @@ export async function resetDatabase(database: Database): Promise<void> {
     sql`select tablename from pg_tables where schemaname = 'public' order by tablename`,
   )) as unknown as { rows?: Array<{ tablename: string }> } & Array<{ tablename: string }>;
   const names = (rows.rows ?? rows).map((r) => `"${r.tablename}"`);
-  if (names.length > 0) await database.db.execute(sql.raw(`truncate ${names.join(', ')} restart identity cascade`));
+  if (names.length > 0)
+    await database.db.execute(sql.raw(`truncate ${names.join(', ')} restart identity cascade`));
 }

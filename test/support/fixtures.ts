@@ -1,4 +1,4 @@
-import { inject, test as base } from 'vitest';
+import { test as base, inject } from 'vitest';
 import type { Principal } from '../../src/domain/auth.js';
 import { createGraphQLHandler, type Yoga } from '../../src/graphql/yoga.js';
 import { createLogger } from '../../src/logger.js';
@@ -12,6 +12,7 @@ export interface GqlResult<T = Record<string, unknown>> {
   errors?: Array<{ message: string; path?: string[]; extensions?: { code?: string; [k: string]: unknown } }>;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read deep response data and assert its exact shape themselves.
 export type Gql = <T = Record<string, any>>(
   query: string,
   variables?: Record<string, unknown>,
@@ -38,8 +39,9 @@ interface Fixtures {
  * one costs a second or two), emptied before every test; then the services over it, an in-process
  * yoga, and a token for each role.
  */
-export const dbTest = base.extend<Fixtures, FileFixtures>({
+export const dbTest = base.extend<{ $test: Fixtures; $file: FileFixtures }>({
   fileDb: [
+    // biome-ignore lint/correctness/noEmptyPattern: vitest reads the destructuring to learn a fixture's dependencies.
     async ({}, use) => {
       if (inject('postgresSkipReason')) return use(null);
       const testDb = await createTestDatabase();
@@ -56,10 +58,13 @@ export const dbTest = base.extend<Fixtures, FileFixtures>({
   services: async ({ testDb }, use) => {
     await use(createServices(testDb.database, createLogger('silent')));
   },
-  yoga: async ({ services }, use) => {
+  yoga: async ({ services }: { services: Services }, use: (yoga: Yoga) => Promise<void>) => {
     await use(createGraphQLHandler(services));
   },
-  tokens: async ({ services }, use) => {
+  tokens: async (
+    { services }: { services: Services },
+    use: (tokens: Record<Role, string>) => Promise<void>,
+  ) => {
     const make = async (role: Role) =>
       (
         await services.tokens.create({
@@ -77,14 +82,22 @@ export const dbTest = base.extend<Fixtures, FileFixtures>({
       VIEWER: await make('VIEWER'),
     });
   },
-  gql: async ({ yoga, tokens }, use) => {
-    await use(async (query, variables, token = tokens.ADMIN) => {
-      const response = await yoga.fetch('http://localhost/graphql', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-        body: JSON.stringify({ query, variables }),
-      });
-      return (await response.json()) as never;
-    });
+  gql: async (
+    { yoga, tokens }: { yoga: Yoga; tokens: Record<Role, string> },
+    use: (gql: Gql) => Promise<void>,
+  ) => {
+    await use(
+      async (query: string, variables?: Record<string, unknown>, token: string | null = tokens.ADMIN) => {
+        const response = await yoga.fetch('http://localhost/graphql', {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+          },
+          body: JSON.stringify({ query, variables }),
+        });
+        return (await response.json()) as never;
+      },
+    );
   },
 });

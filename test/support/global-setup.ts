@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/db/client.js';
@@ -41,7 +41,9 @@ async function postgresTemplate(project: TestProject) {
     await admin.end({ timeout: 1 }).catch(() => {});
     const reason = `real Postgres at ${testPostgresUrl} did not answer (${(error as Error).message})`;
     if (process.env.REQUIRE_POSTGRES === '1') throw new Error(`REQUIRE_POSTGRES=1 but ${reason}`);
-    process.stderr.write(`\n⚠ ${reason}: every test of the "postgres" project is SKIPPED. Set TEST_DATABASE_URL to run them.\n\n`);
+    process.stderr.write(
+      `\n⚠ ${reason}: every test of the "postgres" project is SKIPPED. Set TEST_DATABASE_URL to run them.\n\n`,
+    );
     project.provide('postgresTemplate', '');
     project.provide('postgresSkipReason', reason);
     project.provide('pgliteTemplate', '');

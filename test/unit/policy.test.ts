@@ -21,15 +21,36 @@ function tool(name: string, over: Partial<ToolSpec> = {}): ToolSpec {
 }
 
 let nextId = 0;
-function rule(layer: PolicyRule['layer'], scopeId: string | null, toolPattern: string, effect: PolicyRule['effect'], over: Partial<PolicyRule> = {}): PolicyRule {
+function rule(
+  layer: PolicyRule['layer'],
+  scopeId: string | null,
+  toolPattern: string,
+  effect: PolicyRule['effect'],
+  over: Partial<PolicyRule> = {},
+): PolicyRule {
   nextId += 1;
-  return { id: `r${nextId}`, layer, scopeId, toolPattern, effect, skipApproval: false, budget: null, reason: null, ...over };
+  return {
+    id: `r${nextId}`,
+    layer,
+    scopeId,
+    toolPattern,
+    effect,
+    skipApproval: false,
+    budget: null,
+    reason: null,
+    ...over,
+  };
 }
 
 const ctx = { userId: 'u1', profileId: 'p1', planNodeId: 'n1' };
 const read = tool('workspace.read_file');
-const write = tool('workspace.write_file', { annotations: normalizeAnnotations({ readOnly: false, destructive: false, openWorld: false }) });
-const mcp = tool('mcp.github.search', { source: 'MCP', annotations: normalizeAnnotations({ readOnly: true, openWorld: true }) });
+const write = tool('workspace.write_file', {
+  annotations: normalizeAnnotations({ readOnly: false, destructive: false, openWorld: false }),
+});
+const mcp = tool('mcp.github.search', {
+  source: 'MCP',
+  annotations: normalizeAnnotations({ readOnly: true, openWorld: true }),
+});
 
 interface Case {
   name: string;
@@ -60,19 +81,28 @@ const cases: Case[] = [
   {
     name: 'user deny is the highest user-controlled layer: it beats a plan node allow',
     tools: [read],
-    rules: [rule('PLAN_NODE', 'n1', 'workspace.read_file', 'ALLOW'), rule('USER', 'u1', 'workspace.*', 'DENY')],
+    rules: [
+      rule('PLAN_NODE', 'n1', 'workspace.read_file', 'ALLOW'),
+      rule('USER', 'u1', 'workspace.*', 'DENY'),
+    ],
     expect: { 'workspace.read_file': { visible: false, reason: /denied by USER rule/ } },
   },
   {
     name: 'a plan node deny beats a profile allow',
     tools: [read],
-    rules: [rule('PROFILE', 'p1', 'workspace.*', 'ALLOW'), rule('PLAN_NODE', 'n1', 'workspace.read_file', 'DENY')],
+    rules: [
+      rule('PROFILE', 'p1', 'workspace.*', 'ALLOW'),
+      rule('PLAN_NODE', 'n1', 'workspace.read_file', 'DENY'),
+    ],
     expect: { 'workspace.read_file': { visible: false, reason: /denied by PLAN_NODE rule/ } },
   },
   {
     name: 'a plan node that lists tools narrows the profile allow to them',
     tools: [read, write],
-    rules: [rule('PROFILE', 'p1', 'workspace.*', 'ALLOW'), rule('PLAN_NODE', 'n1', 'workspace.read_file', 'ALLOW')],
+    rules: [
+      rule('PROFILE', 'p1', 'workspace.*', 'ALLOW'),
+      rule('PLAN_NODE', 'n1', 'workspace.read_file', 'ALLOW'),
+    ],
     expect: {
       'workspace.read_file': { visible: true, approvalRequired: false, reason: /allowed by PLAN_NODE rule/ },
       'workspace.write_file': { visible: false, reason: /plan node n1 does not list this tool/ },
@@ -81,7 +111,10 @@ const cases: Case[] = [
   {
     name: 'deny beats allow within one layer, whatever their order',
     tools: [read, write],
-    rules: [rule('PROFILE', 'p1', 'workspace.write_file', 'DENY'), rule('PROFILE', 'p1', 'workspace.*', 'ALLOW')],
+    rules: [
+      rule('PROFILE', 'p1', 'workspace.write_file', 'DENY'),
+      rule('PROFILE', 'p1', 'workspace.*', 'ALLOW'),
+    ],
     expect: {
       'workspace.read_file': { visible: true, reason: /allowed by PROFILE rule/ },
       'workspace.write_file': { visible: false, reason: /denied by PROFILE rule/ },
@@ -90,25 +123,44 @@ const cases: Case[] = [
   {
     name: 'deny beats allow across layers: a profile deny hides what a plan node allows',
     tools: [read],
-    rules: [rule('PLAN_NODE', 'n1', 'workspace.read_file', 'ALLOW'), rule('PROFILE', 'p1', 'workspace.read_file', 'DENY')],
+    rules: [
+      rule('PLAN_NODE', 'n1', 'workspace.read_file', 'ALLOW'),
+      rule('PROFILE', 'p1', 'workspace.read_file', 'DENY'),
+    ],
     expect: { 'workspace.read_file': { visible: false, reason: /denied by PROFILE rule/ } },
   },
   {
     name: 'ASK is not deny: the tool stays visible and is gated by approval',
     tools: [read],
     rules: [rule('PROFILE', 'p1', 'workspace.read_file', 'ASK')],
-    expect: { 'workspace.read_file': { visible: true, approvalRequired: true, reason: /approval required by PROFILE rule/ } },
+    expect: {
+      'workspace.read_file': {
+        visible: true,
+        approvalRequired: true,
+        reason: /approval required by PROFILE rule/,
+      },
+    },
   },
   {
     name: 'ASK on one layer gates a tool that another layer simply allows',
     tools: [read],
     rules: [rule('PLATFORM', null, '*', 'ALLOW'), rule('USER', 'u1', 'workspace.read_file', 'ASK')],
-    expect: { 'workspace.read_file': { visible: true, approvalRequired: true, reason: /approval required by USER rule/ } },
+    expect: {
+      'workspace.read_file': {
+        visible: true,
+        approvalRequired: true,
+        reason: /approval required by USER rule/,
+      },
+    },
   },
   {
-    name: "rules scoped to another user, profile or plan node do not apply",
+    name: 'rules scoped to another user, profile or plan node do not apply',
     tools: [read],
-    rules: [rule('USER', 'u2', '*', 'ALLOW'), rule('PROFILE', 'p2', '*', 'ALLOW'), rule('PLAN_NODE', 'n2', '*', 'ALLOW')],
+    rules: [
+      rule('USER', 'u2', '*', 'ALLOW'),
+      rule('PROFILE', 'p2', '*', 'ALLOW'),
+      rule('PLAN_NODE', 'n2', '*', 'ALLOW'),
+    ],
     expect: { 'workspace.read_file': { visible: false, reason: /invisible by default/ } },
   },
   {
@@ -130,25 +182,44 @@ const cases: Case[] = [
     name: 'MCP tools need approval by default even when allowed',
     tools: [mcp],
     rules: [rule('PROFILE', 'p1', 'mcp.*', 'ALLOW')],
-    expect: { 'mcp.github.search': { visible: true, approvalRequired: true, reason: /MCP tools need approval by default/ } },
+    expect: {
+      'mcp.github.search': {
+        visible: true,
+        approvalRequired: true,
+        reason: /MCP tools need approval by default/,
+      },
+    },
   },
   {
     name: 'an ALLOW that explicitly waives approval lifts the MCP default',
     tools: [mcp],
     rules: [rule('PROFILE', 'p1', 'mcp.*', 'ALLOW', { skipApproval: true })],
-    expect: { 'mcp.github.search': { visible: true, approvalRequired: false, reason: /allowed by PROFILE rule/ } },
+    expect: {
+      'mcp.github.search': { visible: true, approvalRequired: false, reason: /allowed by PROFILE rule/ },
+    },
   },
   {
     name: 'a waiver does not lift an explicit ASK elsewhere',
     tools: [mcp],
-    rules: [rule('PROFILE', 'p1', 'mcp.*', 'ALLOW', { skipApproval: true }), rule('USER', 'u1', 'mcp.github.*', 'ASK')],
-    expect: { 'mcp.github.search': { visible: true, approvalRequired: true, reason: /approval required by USER rule/ } },
+    rules: [
+      rule('PROFILE', 'p1', 'mcp.*', 'ALLOW', { skipApproval: true }),
+      rule('USER', 'u1', 'mcp.github.*', 'ASK'),
+    ],
+    expect: {
+      'mcp.github.search': {
+        visible: true,
+        approvalRequired: true,
+        reason: /approval required by USER rule/,
+      },
+    },
   },
   {
     name: 'extension tools need approval by default',
     tools: [tool('ext.dice.roll', { source: 'EXTENSION' })],
     rules: [rule('USER', 'u1', 'ext.*', 'ALLOW')],
-    expect: { 'ext.dice.roll': { visible: true, approvalRequired: true, reason: /EXTENSION tools need approval/ } },
+    expect: {
+      'ext.dice.roll': { visible: true, approvalRequired: true, reason: /EXTENSION tools need approval/ },
+    },
   },
   {
     name: 'a SOURCE rule applies to every tool of that source and no other',
@@ -161,19 +232,37 @@ const cases: Case[] = [
   },
   {
     name: 'destructive tools are gated by approval by default',
-    tools: [tool('workspace.delete', { annotations: normalizeAnnotations({ readOnly: false, destructive: true, openWorld: false }) })],
+    tools: [
+      tool('workspace.delete', {
+        annotations: normalizeAnnotations({ readOnly: false, destructive: true, openWorld: false }),
+      }),
+    ],
     rules: [rule('PROFILE', 'p1', '*', 'ALLOW')],
-    expect: { 'workspace.delete': { visible: true, approvalRequired: true, reason: /destructive tools need approval/ } },
+    expect: {
+      'workspace.delete': {
+        visible: true,
+        approvalRequired: true,
+        reason: /destructive tools need approval/,
+      },
+    },
   },
   {
     name: 'a tool with external side effects is gated by approval by default',
-    tools: [tool('net.post', { annotations: normalizeAnnotations({ readOnly: false, destructive: false, openWorld: true }) })],
+    tools: [
+      tool('net.post', {
+        annotations: normalizeAnnotations({ readOnly: false, destructive: false, openWorld: true }),
+      }),
+    ],
     rules: [rule('PROFILE', 'p1', '*', 'ALLOW')],
     expect: { 'net.post': { visible: true, approvalRequired: true, reason: /external side effects/ } },
   },
   {
     name: 'a high-cost tool is gated by approval by default',
-    tools: [tool('model.sample', { annotations: normalizeAnnotations({ readOnly: true, openWorld: false, cost: 'HIGH' }) })],
+    tools: [
+      tool('model.sample', {
+        annotations: normalizeAnnotations({ readOnly: true, openWorld: false, cost: 'HIGH' }),
+      }),
+    ],
     rules: [rule('PROFILE', 'p1', '*', 'ALLOW')],
     expect: { 'model.sample': { visible: true, approvalRequired: true, reason: /high-cost tools/ } },
   },
@@ -181,7 +270,9 @@ const cases: Case[] = [
     name: 'a read-only, closed-world tool that is allowed needs no approval',
     tools: [read],
     rules: [rule('PROFILE', 'p1', '*', 'ALLOW')],
-    expect: { 'workspace.read_file': { visible: true, approvalRequired: false, reason: /^allowed by PROFILE rule/ } },
+    expect: {
+      'workspace.read_file': { visible: true, approvalRequired: false, reason: /^allowed by PROFILE rule/ },
+    },
   },
   {
     name: "the tool's own DENY permission hides it whatever the rules allow",
@@ -235,7 +326,8 @@ describe('resolvePolicy precedence table', () => {
       const view = result.find((t) => t.tool.name === name)!;
       expect(view.visible, `${name} visible`).toBe(expected.visible);
       expect(view.callable, `${name} callable`).toBe(expected.visible);
-      if (expected.approvalRequired !== undefined) expect(view.approvalRequired).toBe(expected.approvalRequired);
+      if (expected.approvalRequired !== undefined)
+        expect(view.approvalRequired).toBe(expected.approvalRequired);
       expect(view.reason).toMatch(expected.reason);
     }
   });
@@ -249,8 +341,12 @@ describe('resolvePolicy precedence table', () => {
   it('takes the tightest budget of the tool and every granting rule', () => {
     const t = tool('x.y', { budget: { maxCalls: 10, maxOutputTokens: null, timeoutMs: 5000 } });
     const rules = [
-      rule('PROFILE', 'p1', '*', 'ALLOW', { budget: { maxCalls: 3, maxOutputTokens: 2000, timeoutMs: null } }),
-      rule('PLAN_NODE', 'n1', 'x.*', 'ALLOW', { budget: { maxCalls: 5, maxOutputTokens: 1000, timeoutMs: 9000 } }),
+      rule('PROFILE', 'p1', '*', 'ALLOW', {
+        budget: { maxCalls: 3, maxOutputTokens: 2000, timeoutMs: null },
+      }),
+      rule('PLAN_NODE', 'n1', 'x.*', 'ALLOW', {
+        budget: { maxCalls: 5, maxOutputTokens: 1000, timeoutMs: 9000 },
+      }),
     ];
     const [view] = resolvePolicy([t], rules, ctx);
     expect(view!.budget).toEqual({ maxCalls: 3, maxOutputTokens: 1000, timeoutMs: 5000 });
@@ -266,7 +362,12 @@ describe('resolvePolicy precedence table', () => {
 
   it('never reports a negative number of remaining calls', () => {
     const t = tool('x.y', { budget: { maxCalls: 1, maxOutputTokens: null, timeoutMs: null } });
-    const usage = { maxCalls: null, maxCallsPerTool: null, totalCalls: 3, callsByTool: new Map([['x.y', 3]]) };
+    const usage = {
+      maxCalls: null,
+      maxCallsPerTool: null,
+      totalCalls: 3,
+      callsByTool: new Map([['x.y', 3]]),
+    };
     const [view] = resolvePolicy([t], [rule('PLATFORM', null, '*', 'ALLOW')], ctx, usage);
     expect(view!.remainingCalls).toBe(0);
   });

@@ -1,0 +1,186 @@
+import { describe, expect } from 'vitest';
+import { schema } from '../../src/graphql/schema.js';
+import { type Role, dbTest as test } from '../support/fixtures.js';
+
+const ALL: Role[] = ['ADMIN', 'APPROVER', 'AGENT', 'EXTENSION', 'VIEWER'];
+
+interface Operation {
+  field: string;
+  document: string;
+  allowed: Role[];
+}
+
+const tool = `{ name: "t.x", title: "T", description: "d", inputSchema: { type: "object" }, source: MCP }`;
+
+/** Every root field, who may use it, and an operation that exercises it. */
+const operations: Operation[] = [
+  {
+    field: 'tools',
+    document: '{ tools { edges { node { name } } } }',
+    allowed: ['ADMIN', 'APPROVER', 'AGENT', 'VIEWER'],
+  },
+  {
+    field: 'tool',
+    document: '{ tool(name: "t.x") { name } }',
+    allowed: ['ADMIN', 'APPROVER', 'AGENT', 'VIEWER'],
+  },
+  { field: 'policyRules', document: '{ policyRules { id } }', allowed: ['ADMIN', 'APPROVER', 'VIEWER'] },
+  {
+    field: 'effectiveTools',
+    document: '{ effectiveTools(context: { userId: "u" }) { reason } }',
+    allowed: ['ADMIN', 'APPROVER', 'AGENT', 'VIEWER'],
+  },
+  { field: 'apiTokens', document: '{ apiTokens { id } }', allowed: ['ADMIN'] },
+  { field: 'me', document: '{ me { role } }', allowed: ALL },
+  {
+    field: 'registerTool',
+    document: `mutation { registerTool(input: ${tool}) { name } }`,
+    allowed: ['ADMIN'],
+  },
+  {
+    field: 'updateTool',
+    document: 'mutation { updateTool(name: "t.x", input: { title: "U" }) { name } }',
+    allowed: ['ADMIN'],
+  },
+  {
+    field: 'setToolEnabled',
+    document: 'mutation { setToolEnabled(name: "t.x", enabled: false) { name } }',
+    allowed: ['ADMIN'],
+  },
+  { field: 'removeTool', document: 'mutation { removeTool(name: "t.x") }', allowed: ['ADMIN'] },
+  {
+    field: 'setPolicyRule',
+    document:
+      'mutation { setPolicyRule(input: { layer: USER, scopeId: "alice", toolPattern: "*", effect: DENY }) { id } }',
+    allowed: ['ADMIN', 'APPROVER'],
+  },
+  {
+    field: 'removePolicyRule',
+    document: 'mutation { removePolicyRule(id: "00000000-0000-0000-0000-000000000000") }',
+    allowed: ['ADMIN', 'APPROVER'],
+  },
+  {
+    field: 'createApiToken',
+    document: 'mutation { createApiToken(input: { name: "n", role: VIEWER }) { token } }',
+    allowed: ['ADMIN'],
+  },
+  {
+    field: 'revokeApiToken',
+    document: 'mutation { revokeApiToken(id: "00000000-0000-0000-0000-000000000000") }',
+    allowed: ['ADMIN'],
+  },
+];
+
+const rootFields = () =>
+  [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].flatMap((type) =>
+    type ? Object.keys(type.getFields()) : [],
+  );
+
+describe('auth matrix', () => {
+  test('covers every root field of the schema', () => {
+    expect(operations.map((o) => o.field).sort()).toEqual(rootFields().sort());
+  });
+
+  const cells = operations.flatMap((op) =>
+    ALL.map((role) => ({ ...op, role, ok: op.allowed.includes(role) })),
+  );
+
+  test.for(cells)(
+    '$field as $role: allowed=$ok',
+    async ({ document, role, ok, field }, { gql, tokens, services }) => {
+      await services.registry.register({
+        name: 't.x',
+        title: 'T',
+        description: 'd',
+        inputSchema: { type: 'object' },
+        source: 'MCP',
+      });
+      const res = await gql(document, {}, tokens[role]);
+      const codes = (res.errors ?? []).map((e) => e.extensions?.code);
+      if (ok) {
+        expect(codes, `${field} must not be refused to ${role}`).not.toContain('FORBIDDEN');
+        expect(codes).not.toContain('UNAUTHENTICATED');
+      } else {
+        expect(codes).toEqual(['FORBIDDEN']);
+      }
+    },
+  );
+
+  test.for(operations)('$field without a token is UNAUTHENTICATED', async ({ document }, { gql }) => {
+    const res = await gql(document, {}, null);
+    expect(res.errors!.map((e) => e.extensions?.code)).toEqual(['UNAUTHENTICATED']);
+  });
+
+  test('an unknown token is UNAUTHENTICATED', async ({ gql }) => {
+    const res = await gql('{ me { role } }', {}, 'ats_not-a-real-token');
+    expect(res.errors![0]!.extensions!.code).toBe('UNAUTHENTICATED');
+  });
+
+  test('a revoked token stops working at once', async ({ gql, services }) => {
+    const { secret, token } = await services.tokens.create({ name: 'temp', role: 'VIEWER' });
+    expect((await gql('{ me { name } }', {}, secret)).data!.me.name).toBe('temp');
+    expect((await gql(`mutation { revokeApiToken(id: "${token.id}") }`)).data!.revokeApiToken).toBe(true);
+    const res = await gql('{ me { name } }', {}, secret);
+    expect(res.errors![0]!.extensions!.code).toBe('UNAUTHENTICATED');
+  });
+});
+
+describe('USER policy layer ownership', () => {
+  test('an approver may not set rules for another user', async ({ gql, tokens }) => {
+    const res = await gql(
+      'mutation { setPolicyRule(input: { layer: USER, scopeId: "bob", toolPattern: "*", effect: ALLOW }) { id } }',
+      {},
+      tokens.APPROVER,
+    );
+    expect(res.errors![0]!.extensions!.code).toBe('FORBIDDEN');
+    expect(res.errors![0]!.message).toBe(
+      'only an admin or an approver token bound to that user may change USER rules',
+    );
+  });
+
+  test('an approver may not set PROFILE or PLATFORM rules', async ({ gql, tokens }) => {
+    for (const layer of ['PROFILE', 'PLATFORM']) {
+      const scope = layer === 'PROFILE' ? ', scopeId: "p1"' : '';
+      const res = await gql(
+        `mutation { setPolicyRule(input: { layer: ${layer}${scope}, toolPattern: "*", effect: ALLOW }) { id } }`,
+        {},
+        tokens.APPROVER,
+      );
+      expect(res.errors![0]!.extensions!.code).toBe('FORBIDDEN');
+    }
+  });
+
+  test("an approver may not remove another user's rule", async ({ gql, tokens }) => {
+    const created = await gql(
+      'mutation { setPolicyRule(input: { layer: USER, scopeId: "bob", toolPattern: "*", effect: DENY }) { id } }',
+    );
+    const id = created.data!.setPolicyRule.id;
+    const res = await gql(`mutation { removePolicyRule(id: "${id}") }`, {}, tokens.APPROVER);
+    expect(res.errors![0]!.extensions!.code).toBe('FORBIDDEN');
+  });
+});
+
+describe('API tokens', () => {
+  test('stores only the hash of a secret', async ({ gql, services }) => {
+    const res = await gql(
+      'mutation { createApiToken(input: { name: "ci", role: AGENT }) { token apiToken { id name role } } }',
+    );
+    const { token, apiToken } = res.data!.createApiToken;
+    expect(token).toMatch(/^ats_[A-Za-z0-9_-]{43}$/);
+    expect(apiToken).toMatchObject({ name: 'ci', role: 'AGENT' });
+    const rows = await services.tokens.list();
+    const stored = JSON.stringify(rows);
+    expect(stored).not.toContain(token);
+  });
+
+  test('an EXTENSION token must name its extension', async ({ gql }) => {
+    const res = await gql('mutation { createApiToken(input: { name: "x", role: EXTENSION }) { token } }');
+    expect(res.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
+    expect(res.errors![0]!.message).toBe('input.extensionId: an EXTENSION token must name its extension');
+  });
+
+  test('revoking an unknown token is NOT_FOUND', async ({ gql }) => {
+    const res = await gql('mutation { revokeApiToken(id: "not-a-uuid") }');
+    expect(res.errors![0]!.extensions!.code).toBe('NOT_FOUND');
+  });
+});
