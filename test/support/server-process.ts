@@ -77,8 +77,8 @@ export async function graphqlOver(
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify({ query, variables }),
   });
-  // biome-ignore lint/suspicious/noExplicitAny: the caller asserts the exact response shape.
   return (await response.json()) as {
+    // biome-ignore lint/suspicious/noExplicitAny: the caller asserts the exact response shape.
     data?: any;
     errors?: Array<{ message: string; extensions?: { code?: string } }>;
   };
