@@ -1,4 +1,19 @@
-import { boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import type { ToolCallStatus } from '../domain/tool-call.js';
+import type { ToolError, ToolResult } from '../domain/tool-result.js';
 import type { JsonSchema, ToolAnnotations, ToolBudget } from '../domain/tool-spec.js';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
@@ -54,3 +69,140 @@ export const apiTokens = pgTable(
   },
   (t) => [uniqueIndex('api_tokens_hash_idx').on(t.tokenHash)],
 );
+
+const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const runs = pgTable(
+  'runs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    status: text('status', { enum: ['RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED'] }).notNull(),
+    userId: text('user_id'),
+    profileId: text('profile_id'),
+    planNodeId: text('plan_node_id'),
+    chatId: text('chat_id'),
+    workspaceId: text('workspace_id'),
+    deniedToolStrategy: text('denied_tool_strategy', { enum: ['FAIL_RUN', 'RETURN_DENIED_RESULT'] }).notNull(),
+    maxCalls: integer('max_calls'),
+    maxCallsPerTool: integer('max_calls_per_tool'),
+    failure: jsonb('failure').$type<ToolError>(),
+    /** The token that created the run: agents read only their own runs. */
+    createdByToken: uuid('created_by_token'),
+    createdBy: text('created_by').notNull(),
+    createdAt: createdAt(),
+    finishedAt: tstz('finished_at'),
+  },
+  (t) => [index('runs_status_idx').on(t.status, t.createdAt)],
+);
+
+export interface ToolSnapshot {
+  title: string;
+  source: string;
+  annotations: ToolAnnotations;
+}
+
+export interface DecisionRecord {
+  approved: boolean;
+  decidedBy: string;
+  reason: string | null;
+  decidedAt: string;
+  argumentsHash: string;
+}
+
+export const toolCalls = pgTable(
+  'tool_calls',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    runId: uuid('run_id')
+      .notNull()
+      .references(() => runs.id),
+    name: text('name').notNull(),
+    arguments: jsonb('arguments').notNull(),
+    argumentsHash: text('arguments_hash').notNull(),
+    providerCallId: text('provider_call_id'),
+    providerMetadata: jsonb('provider_metadata').$type<Record<string, unknown>>(),
+    idempotencyKey: text('idempotency_key'),
+    status: text('status').$type<ToolCallStatus>().notNull(),
+    approvalRequired: boolean('approval_required').notNull().default(false),
+    policyReason: text('policy_reason'),
+    /** What the tool was when the call was made: an approval UI shows this even if the spec changes. */
+    tool: jsonb('tool').$type<ToolSnapshot>(),
+    /** Whether the call used up budget (calls rejected before dispatch do not). */
+    countsAgainstBudget: boolean('counts_against_budget').notNull().default(false),
+    timeoutMs: integer('timeout_ms'),
+    maxOutputTokens: integer('max_output_tokens'),
+    approvalExpiresAt: tstz('approval_expires_at'),
+    decision: jsonb('decision').$type<DecisionRecord>(),
+    result: jsonb('result').$type<ToolResult>(),
+    error: jsonb('error').$type<ToolError>(),
+    leaseOwner: text('lease_owner'),
+    leaseExpiresAt: tstz('lease_expires_at'),
+    attempts: integer('attempts').notNull().default(0),
+    requestedBy: text('requested_by').notNull(),
+    requestedAt: createdAt(),
+    startedAt: tstz('started_at'),
+    finishedAt: tstz('finished_at'),
+  },
+  (t) => [
+    index('tool_calls_run_idx').on(t.runId, t.requestedAt),
+    index('tool_calls_status_idx').on(t.status),
+    uniqueIndex('tool_calls_provider_call_idx')
+      .on(t.runId, t.providerCallId)
+      .where(sql`${t.providerCallId} is not null`),
+    uniqueIndex('tool_calls_idempotency_idx')
+      .on(t.runId, t.idempotencyKey)
+      .where(sql`${t.idempotencyKey} is not null`),
+  ],
+);
+
+/** One row: the last journal position handed out. Its row lock orders journal commits. */
+export const journalCounter = pgTable('journal_counter', {
+  id: boolean('id').primaryKey().default(true),
+  lastSeq: bigint('last_seq', { mode: 'bigint' }).notNull(),
+});
+
+export const journalEvents = pgTable(
+  'journal_events',
+  {
+    seq: bigint('seq', { mode: 'bigint' }).primaryKey(),
+    type: text('type').notNull(),
+    runId: uuid('run_id'),
+    callId: uuid('call_id'),
+    actor: text('actor').notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    at: createdAt(),
+  },
+  (t) => [index('journal_events_run_idx').on(t.runId, t.seq), index('journal_events_call_idx').on(t.callId, t.seq)],
+);
+
+const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (value) => (Buffer.isBuffer(value) ? value : Buffer.from(value)),
+});
+
+/** Content-addressed blobs: large tool output, images, audio. Stored once per sha256. */
+export const resources = pgTable('resources', {
+  uri: text('uri').primaryKey(),
+  sha256: text('sha256').notNull(),
+  mimeType: text('mime_type').notNull(),
+  size: integer('size').notNull(),
+  content: bytea('content').notNull(),
+  createdAt: createdAt(),
+});
+
+/** Which runs refer to a resource, so that reading it can be authorised like reading the run. */
+export const resourceLinks = pgTable(
+  'resource_links',
+  {
+    uri: text('uri')
+      .notNull()
+      .references(() => resources.uri),
+    runId: uuid('run_id')
+      .notNull()
+      .references(() => runs.id),
+  },
+  (t) => [uniqueIndex('resource_links_uri_run_idx').on(t.uri, t.runId)],
+);
+
+export * from './schema-chat.js';
+export * from './schema-workspace.js';

@@ -81,9 +81,10 @@ function tightest(budgets: Array<ToolBudget | null>): ToolBudget {
             maxCalls: min(acc.maxCalls, b.maxCalls),
             maxOutputTokens: min(acc.maxOutputTokens, b.maxOutputTokens),
             timeoutMs: min(acc.timeoutMs, b.timeoutMs),
+            approvalTimeoutMs: min(acc.approvalTimeoutMs ?? null, b.approvalTimeoutMs ?? null),
           }
         : acc,
-    { maxCalls: null, maxOutputTokens: null, timeoutMs: null },
+    { maxCalls: null, maxOutputTokens: null, timeoutMs: null, approvalTimeoutMs: null },
   );
 }
 

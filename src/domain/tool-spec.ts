@@ -23,6 +23,8 @@ export const toolBudgetSchema = z.object({
   maxCalls: positiveInt.nullish(),
   maxOutputTokens: positiveInt.nullish(),
   timeoutMs: positiveInt.max(3_600_000).nullish(),
+  /** How long a call may wait for a decision before it counts as denied (`expired`). */
+  approvalTimeoutMs: positiveInt.max(30 * 24 * 3_600_000).nullish(),
 });
 export type ToolBudgetInput = z.infer<typeof toolBudgetSchema>;
 
@@ -30,6 +32,7 @@ export interface ToolBudget {
   maxCalls: number | null;
   maxOutputTokens: number | null;
   timeoutMs: number | null;
+  approvalTimeoutMs: number | null;
 }
 
 export const toolAnnotationsSchema = z.object({
@@ -70,6 +73,7 @@ export function normalizeBudget(input: ToolBudgetInput | null | undefined): Tool
     maxCalls: input?.maxCalls ?? null,
     maxOutputTokens: input?.maxOutputTokens ?? null,
     timeoutMs: input?.timeoutMs ?? null,
+    approvalTimeoutMs: input?.approvalTimeoutMs ?? null,
   };
 }
 

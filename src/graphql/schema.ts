@@ -4,6 +4,8 @@ import './scalars.js';
 import './tool.js';
 import './policy.js';
 import './token.js';
+import './workspace.js';
+import './chat.js';
 
 export const schema = builder.toSchema();
 

@@ -33,6 +33,11 @@ export const ToolBudgetType = builder.objectRef<ToolBudget>('ToolBudget').implem
     maxCalls: t.exposeInt('maxCalls', { nullable: true }),
     maxOutputTokens: t.exposeInt('maxOutputTokens', { nullable: true }),
     timeoutMs: t.exposeInt('timeoutMs', { nullable: true }),
+    approvalTimeoutMs: t.int({
+      nullable: true,
+      description: 'How long a call may wait for a decision before it counts as denied with reason `expired`.',
+      resolve: (budget) => budget.approvalTimeoutMs ?? null,
+    }),
   }),
 });
 
@@ -63,7 +68,7 @@ export const ToolAnnotationsInput = builder.inputType('ToolAnnotationsInput', {
 });
 
 export const ToolBudgetInput = builder.inputType('ToolBudgetInput', {
-  fields: (t) => ({ maxCalls: t.int(), maxOutputTokens: t.int(), timeoutMs: t.int() }),
+  fields: (t) => ({ maxCalls: t.int(), maxOutputTokens: t.int(), timeoutMs: t.int(), approvalTimeoutMs: t.int() }),
 });
 
 const RegisterToolInput = builder.inputType('RegisterToolInput', {
