@@ -3,16 +3,24 @@ import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
 import type { Logger } from './logger.js';
+import type { BuiltInTool } from './runtime/executor.js';
 import { createServices, type Services } from './services.js';
 
 /** Opens the configured database, migrates it and builds the services: everything but the network. */
-export async function bootstrap(config: Config, logger: Logger): Promise<Services> {
+export async function bootstrap(
+  config: Config,
+  logger: Logger,
+  extraTools: BuiltInTool[] = [],
+): Promise<Services> {
   const database: Database = config.databaseUrl
     ? await openDatabase({ driver: 'postgres', url: config.databaseUrl })
     : await openDatabase({ driver: 'pglite', dataDir: join(config.dataDir, 'pgdata') });
   logger.info({ driver: database.driver }, 'database opened');
   await runMigrations(database, config.databaseUrl);
-  const services = createServices(database, logger);
+  const services = createServices(database, logger, {
+    dispatcher: { leaseMs: config.leaseMs, defaultTimeoutMs: config.toolTimeoutMs },
+    extraTools,
+  });
   if (config.adminToken) await services.tokens.ensureAdminToken(config.adminToken);
   return services;
 }

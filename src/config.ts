@@ -18,6 +18,8 @@ const configSchema = z.object({
     .optional()
     .or(z.literal('').transform(() => undefined)),
   LOG_LEVEL: z.enum(logLevels).default('info'),
+  TOOL_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  LEASE_MS: z.coerce.number().int().min(100).default(30_000),
 });
 
 export type Config = {
@@ -27,6 +29,10 @@ export type Config = {
   databaseUrl: string | undefined;
   adminToken: string | undefined;
   logLevel: (typeof logLevels)[number];
+  /** Timeout of a tool call whose tool and policy set none. */
+  toolTimeoutMs: number;
+  /** How long a dispatch claim lasts without renewal; a dead process's calls are recovered after it. */
+  leaseMs: number;
 };
 
 export class ConfigError extends Error {
@@ -47,5 +53,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: c.DATABASE_URL,
     adminToken: c.ADMIN_TOKEN,
     logLevel: c.LOG_LEVEL,
+    toolTimeoutMs: c.TOOL_TIMEOUT_MS,
+    leaseMs: c.LEASE_MS,
   };
 }

@@ -1,8 +1,16 @@
 import type { Database } from './db/client.js';
+import { countTokens } from './domain/tokens.js';
+import { JournalBus } from './journal/bus.js';
 import type { Logger } from './logger.js';
+import { defaultDispatcherOptions, Dispatcher, type DispatcherOptions } from './runtime/dispatcher.js';
+import { BuiltInExecutor, type BuiltInTool, type ToolExecutor } from './runtime/executor.js';
 import { PolicyService } from './runtime/policy-service.js';
 import { RegistryService } from './runtime/registry-service.js';
+import { RunService } from './runtime/run-service.js';
+import { JournalService } from './runtime/journal-service.js';
 import { TokenService } from './runtime/token-service.js';
+import { ToolCallService } from './runtime/tool-call-service.js';
+import { builtInTools } from './tools/index.js';
 
 /** Every service a request may reach, built once per process over one database. */
 export interface Services {
@@ -11,15 +19,62 @@ export interface Services {
   registry: RegistryService;
   policy: PolicyService;
   tokens: TokenService;
+  runs: RunService;
+  calls: ToolCallService;
+  bus: JournalBus;
+  journal: JournalService;
+  dispatcher: Dispatcher;
+  builtIns: BuiltInExecutor;
+  /** Registers the built-in tools and starts the journal bus and the dispatcher. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
 }
 
-export function createServices(database: Database, logger: Logger): Services {
-  const registry = new RegistryService(database.db);
+export interface ServiceOptions {
+  /** Extra BUILT_IN tools: tests pass their own here; production uses only `builtInTools()`. */
+  extraTools?: BuiltInTool[];
+  /** Executors for other sources (extension bridge, MCP), tried after the built-ins. */
+  executors?: ToolExecutor[];
+  dispatcher?: Partial<DispatcherOptions>;
+  busPollMs?: number;
+}
+
+export function createServices(database: Database, logger: Logger, options: ServiceOptions = {}): Services {
+  const db = database.db;
+  const registry = new RegistryService(db);
+  const policy = new PolicyService(db, registry);
+  const runs = new RunService(db);
+  const calls = new ToolCallService(db, runs, registry, policy);
+  const bus = new JournalBus(database, logger, options.busPollMs);
+  const builtIns = new BuiltInExecutor([...builtInTools(), ...(options.extraTools ?? [])]);
+  const dispatcher = new Dispatcher(db, calls, runs, registry, [builtIns, ...(options.executors ?? [])], bus, logger, {
+    ...defaultDispatcherOptions,
+    ...options.dispatcher,
+  });
+  calls.onDispatch((callId) => dispatcher.dispatch(callId));
   return {
     database,
     logger,
     registry,
-    policy: new PolicyService(database.db, registry),
-    tokens: new TokenService(database.db),
+    policy,
+    tokens: new TokenService(db),
+    runs,
+    calls,
+    bus,
+    journal: new JournalService(db, bus, runs, calls),
+    dispatcher,
+    builtIns,
+    async start() {
+      // Building the tokenizer blocks the event loop for about a second; doing it now keeps that
+      // pause out of the first tool call, where it would stall lease renewal.
+      countTokens('warm up');
+      for (const tool of builtIns.definitions) await registry.upsertBuiltIn(tool.spec);
+      await bus.start();
+      dispatcher.start();
+    },
+    async stop() {
+      await dispatcher.stop();
+      await bus.stop();
+    },
   };
 }

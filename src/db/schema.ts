@@ -82,7 +82,9 @@ export const runs = pgTable(
     planNodeId: text('plan_node_id'),
     chatId: text('chat_id'),
     workspaceId: text('workspace_id'),
-    deniedToolStrategy: text('denied_tool_strategy', { enum: ['FAIL_RUN', 'RETURN_DENIED_RESULT'] }).notNull(),
+    deniedToolStrategy: text('denied_tool_strategy', {
+      enum: ['FAIL_RUN', 'RETURN_DENIED_RESULT'],
+    }).notNull(),
     maxCalls: integer('max_calls'),
     maxCallsPerTool: integer('max_calls_per_tool'),
     failure: jsonb('failure').$type<ToolError>(),
@@ -172,7 +174,10 @@ export const journalEvents = pgTable(
     payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
     at: createdAt(),
   },
-  (t) => [index('journal_events_run_idx').on(t.runId, t.seq), index('journal_events_call_idx').on(t.callId, t.seq)],
+  (t) => [
+    index('journal_events_run_idx').on(t.runId, t.seq),
+    index('journal_events_call_idx').on(t.callId, t.seq),
+  ],
 );
 
 const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({

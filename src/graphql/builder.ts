@@ -21,6 +21,8 @@ export const builder = new SchemaBuilder<{
   plugins: [ScopeAuthPlugin, ZodPlugin, RelayPlugin],
   defaultFieldNullability: false,
   scopeAuth: {
+    // Subscriptions are authorised once, when they start, not on every event.
+    authorizeOnSubscribe: true,
     authScopes: (ctx) => {
       const role = ctx.principal?.role;
       return {

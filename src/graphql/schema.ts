@@ -4,6 +4,11 @@ import './scalars.js';
 import './tool.js';
 import './policy.js';
 import './token.js';
+import './tool-result.js';
+import './run.js';
+import './tool-call.js';
+import './journal.js';
+import './resource.js';
 import './workspace.js';
 import './chat.js';
 

@@ -35,7 +35,8 @@ export const ToolBudgetType = builder.objectRef<ToolBudget>('ToolBudget').implem
     timeoutMs: t.exposeInt('timeoutMs', { nullable: true }),
     approvalTimeoutMs: t.int({
       nullable: true,
-      description: 'How long a call may wait for a decision before it counts as denied with reason `expired`.',
+      description:
+        'How long a call may wait for a decision before it counts as denied with reason `expired`.',
       resolve: (budget) => budget.approvalTimeoutMs ?? null,
     }),
   }),
@@ -68,7 +69,12 @@ export const ToolAnnotationsInput = builder.inputType('ToolAnnotationsInput', {
 });
 
 export const ToolBudgetInput = builder.inputType('ToolBudgetInput', {
-  fields: (t) => ({ maxCalls: t.int(), maxOutputTokens: t.int(), timeoutMs: t.int(), approvalTimeoutMs: t.int() }),
+  fields: (t) => ({
+    maxCalls: t.int(),
+    maxOutputTokens: t.int(),
+    timeoutMs: t.int(),
+    approvalTimeoutMs: t.int(),
+  }),
 });
 
 const RegisterToolInput = builder.inputType('RegisterToolInput', {

@@ -44,7 +44,7 @@ export function createGraphQLHandler(services: Services): Yoga {
       useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'authorization'] }),
       EnvelopArmorPlugin({
         maxDepth: { n: 12, ignoreIntrospection: true },
-        costLimit: { maxCost: 5000 },
+        costLimit: { maxCost: 50_000 },
         maxAliases: { n: 15 },
         maxDirectives: { n: 50 },
         maxTokens: { n: 2000 },

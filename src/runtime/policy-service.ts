@@ -1,6 +1,7 @@
 import { and, asc, eq, isNull, or, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
+import type { Executor } from '../db/tx.js';
 import { policyRules } from '../db/schema.js';
 import { actorOf, type Principal } from '../domain/auth.js';
 import { forbidden, notFound } from '../domain/errors.js';
@@ -100,10 +101,10 @@ export class PolicyService {
   }
 
   /** Only the rules that can apply to this context are loaded; resolution itself is the pure domain function. */
-  async rulesFor(context: PolicyContext): Promise<PolicyRule[]> {
+  async rulesFor(context: PolicyContext, db: Executor = this.db): Promise<PolicyRule[]> {
     const scoped = (layer: PolicyLayer, scopeId: string | null | undefined) =>
       scopeId ? and(eq(policyRules.layer, layer), eq(policyRules.scopeId, scopeId)) : undefined;
-    const rows = await this.db
+    const rows = await db
       .select()
       .from(policyRules)
       .where(

@@ -1,13 +1,18 @@
 import { describe, expect } from 'vitest';
 import { schema } from '../../src/graphql/schema.js';
-import { type Role, dbTest as test } from '../support/fixtures.js';
+import type { Yoga } from '../../src/graphql/yoga.js';
+import { type GqlResult, type Role, dbTest as test } from '../support/fixtures.js';
 
 const ALL: Role[] = ['ADMIN', 'APPROVER', 'AGENT', 'EXTENSION', 'VIEWER'];
+const READERS: Role[] = ['ADMIN', 'APPROVER', 'AGENT', 'VIEWER'];
+const PEOPLE: Role[] = ['ADMIN', 'APPROVER', 'VIEWER'];
+const NIL = '00000000-0000-4000-8000-000000000000';
 
 interface Operation {
   field: string;
   document: string;
   allowed: Role[];
+  subscription?: boolean;
 }
 
 const tool = `{ name: "t.x", title: "T", description: "d", inputSchema: { type: "object" }, source: MCP }`;
@@ -69,7 +74,86 @@ const operations: Operation[] = [
     document: 'mutation { revokeApiToken(id: "00000000-0000-0000-0000-000000000000") }',
     allowed: ['ADMIN'],
   },
+  { field: 'run', document: `{ run(id: "${NIL}") { id } }`, allowed: READERS },
+  { field: 'runs', document: '{ runs { edges { node { id } } } }', allowed: READERS },
+  { field: 'toolCall', document: `{ toolCall(id: "${NIL}") { id } }`, allowed: READERS },
+  { field: 'pendingApprovals', document: '{ pendingApprovals { edges { node { id } } } }', allowed: PEOPLE },
+  // An agent must name one of its own runs to read the journal; without one it is refused.
+  { field: 'journal', document: '{ journal { edges { node { seq } } } }', allowed: PEOPLE },
+  { field: 'resource', document: '{ resource(uri: "resource://sha256/00") { uri } }', allowed: READERS },
+  { field: 'createRun', document: 'mutation { createRun(input: {}) { id } }', allowed: ['ADMIN', 'AGENT'] },
+  {
+    field: 'requestToolCall',
+    document: `mutation { requestToolCall(input: { runId: "${NIL}", name: "t.x" }) { id } }`,
+    allowed: ['ADMIN', 'AGENT'],
+  },
+  {
+    field: 'approveToolCall',
+    document: `mutation { approveToolCall(id: "${NIL}") { id } }`,
+    allowed: ['ADMIN', 'APPROVER'],
+  },
+  {
+    field: 'denyToolCall',
+    document: `mutation { denyToolCall(id: "${NIL}") { id } }`,
+    allowed: ['ADMIN', 'APPROVER'],
+  },
+  {
+    field: 'cancelRun',
+    document: `mutation { cancelRun(id: "${NIL}") { id } }`,
+    allowed: ['ADMIN', 'AGENT', 'APPROVER'],
+  },
+  {
+    field: 'completeRun',
+    document: `mutation { completeRun(id: "${NIL}") { id } }`,
+    allowed: ['ADMIN', 'AGENT'],
+  },
+  // Over SSE; an agent must name one of its own runs, so the bare subscription is refused to it.
+  {
+    field: 'journalEvents',
+    document: 'subscription { journalEvents { seq } }',
+    allowed: PEOPLE,
+    subscription: true,
+  },
+  {
+    field: 'approvalQueue',
+    document: 'subscription { approvalQueue { id } }',
+    allowed: PEOPLE,
+    subscription: true,
+  },
 ];
+
+/**
+ * The first event of a subscription over SSE, or the error that refused it. A stream that is
+ * allowed yields nothing at first, so after a short wait it counts as an accepted subscription.
+ */
+async function firstSseEvent(yoga: Yoga, query: string, token: string | null): Promise<GqlResult> {
+  const controller = new AbortController();
+  const response = await yoga.fetch('http://localhost/graphql', {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: JSON.stringify({ query }),
+    signal: controller.signal,
+  });
+  const reader = response.body!.getReader();
+  const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), 300));
+  let text = '';
+  try {
+    for (;;) {
+      const chunk = await Promise.race([reader.read(), timeout]);
+      if (chunk === null || chunk.done) return { data: {} };
+      text += new TextDecoder().decode(chunk.value);
+      const match = /data: (\{.*\})\n/.exec(text);
+      if (match) return JSON.parse(match[1]!) as GqlResult;
+    }
+  } finally {
+    controller.abort();
+    await reader.cancel().catch(() => {});
+  }
+}
 
 const rootFields = () =>
   [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].flatMap((type) =>
@@ -87,7 +171,7 @@ describe('auth matrix', () => {
 
   test.for(cells)(
     '$field as $role: allowed=$ok',
-    async ({ document, role, ok, field }, { gql, tokens, services }) => {
+    async ({ document, role, ok, field, subscription }, { gql, tokens, services, yoga }) => {
       await services.registry.register({
         name: 't.x',
         title: 'T',
@@ -95,7 +179,9 @@ describe('auth matrix', () => {
         inputSchema: { type: 'object' },
         source: 'MCP',
       });
-      const res = await gql(document, {}, tokens[role]);
+      const res = subscription
+        ? await firstSseEvent(yoga, document, tokens[role])
+        : await gql(document, {}, tokens[role]);
       const codes = (res.errors ?? []).map((e) => e.extensions?.code);
       if (ok) {
         expect(codes, `${field} must not be refused to ${role}`).not.toContain('FORBIDDEN');
@@ -106,10 +192,13 @@ describe('auth matrix', () => {
     },
   );
 
-  test.for(operations)('$field without a token is UNAUTHENTICATED', async ({ document }, { gql }) => {
-    const res = await gql(document, {}, null);
-    expect(res.errors!.map((e) => e.extensions?.code)).toEqual(['UNAUTHENTICATED']);
-  });
+  test.for(operations)(
+    '$field without a token is UNAUTHENTICATED',
+    async ({ document, subscription }, { gql, yoga }) => {
+      const res = subscription ? await firstSseEvent(yoga, document, null) : await gql(document, {}, null);
+      expect(res.errors!.map((e) => e.extensions?.code)).toEqual(['UNAUTHENTICATED']);
+    },
+  );
 
   test('an unknown token is UNAUTHENTICATED', async ({ gql }) => {
     const res = await gql('{ me { role } }', {}, 'ats_not-a-real-token');

@@ -45,10 +45,8 @@ describe('tool registry', () => {
     ]);
     expect(page.data!.tools.pageInfo.hasNextPage).toBe(true);
     const next = await gql(
-      `query($after: String) { tools(first: 2, after: $after) { edges { node { name } } pageInfo { hasNextPage } } }`,
-      {
-        after: page.data!.tools.pageInfo.endCursor,
-      },
+      `query($after: String) { tools(first: 1, after: $after, source: EXTENSION) { edges { node { name } } pageInfo { hasNextPage } } }`,
+      { after: page.data!.tools.pageInfo.endCursor },
     );
     expect(next.data!.tools.edges.map((e: { node: { name: string } }) => e.node.name)).toEqual(['c.three']);
     expect(next.data!.tools.pageInfo.hasNextPage).toBe(false);
@@ -133,7 +131,7 @@ describe('BUILT_IN tools', () => {
     annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false, cost: null },
     visibility: 'MODEL' as const,
     permission: 'ALWAYS_ALLOW' as const,
-    budget: { maxCalls: null, maxOutputTokens: null, timeoutMs: null },
+    budget: { maxCalls: null, maxOutputTokens: null, timeoutMs: null, approvalTimeoutMs: null },
   };
 
   test('cannot be replaced through registerTool', async ({ gql, services }) => {

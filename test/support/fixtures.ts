@@ -4,6 +4,7 @@ import { createGraphQLHandler, type Yoga } from '../../src/graphql/yoga.js';
 import { createLogger } from '../../src/logger.js';
 import { createServices, type Services } from '../../src/services.js';
 import { createTestDatabase, resetDatabase, type TestDatabase } from './database.js';
+import { testTools } from './test-tools.js';
 
 export type Role = Principal['role'];
 
@@ -56,7 +57,14 @@ export const dbTest = base.extend<{ $test: Fixtures; $file: FileFixtures }>({
     await use(fileDb);
   },
   services: async ({ testDb }, use) => {
-    await use(createServices(testDb.database, createLogger('silent')));
+    const services = createServices(testDb.database, createLogger('silent'), {
+      extraTools: testTools,
+      dispatcher: { leaseMs: 2_000, pollMs: 100, orphanAfterMs: 1_000, defaultTimeoutMs: 10_000 },
+      busPollMs: 200,
+    });
+    await services.start();
+    await use(services);
+    await services.stop();
   },
   yoga: async ({ services }: { services: Services }, use: (yoga: Yoga) => Promise<void>) => {
     await use(createGraphQLHandler(services));

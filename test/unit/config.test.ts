@@ -11,6 +11,8 @@ describe('loadConfig', () => {
       databaseUrl: undefined,
       adminToken: undefined,
       logLevel: 'info',
+      toolTimeoutMs: 60_000,
+      leaseMs: 30_000,
     });
   });
 
@@ -30,6 +32,8 @@ describe('loadConfig', () => {
       databaseUrl: 'postgres://u@h/db',
       adminToken: 'a-long-enough-secret',
       logLevel: 'debug',
+      toolTimeoutMs: 60_000,
+      leaseMs: 30_000,
     });
   });
 

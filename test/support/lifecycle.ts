@@ -1,0 +1,53 @@
+import type { Principal } from '../../src/domain/auth.js';
+import type { Services } from '../../src/services.js';
+
+export const agent: Principal = {
+  tokenId: '00000000-0000-4000-8000-000000000001',
+  name: 'agent',
+  role: 'AGENT',
+  userId: null,
+  extensionId: null,
+};
+export const admin: Principal = {
+  tokenId: '00000000-0000-4000-8000-000000000002',
+  name: 'root',
+  role: 'ADMIN',
+  userId: null,
+  extensionId: null,
+};
+export const approver: Principal = {
+  tokenId: '00000000-0000-4000-8000-000000000003',
+  name: 'alice',
+  role: 'APPROVER',
+  userId: 'alice',
+  extensionId: null,
+};
+
+export async function allow(services: Services, pattern = 'test.*', extra: Record<string, unknown> = {}) {
+  return services.policy.set(
+    { layer: 'PROFILE', scopeId: 'p1', toolPattern: pattern, effect: 'ALLOW', ...extra },
+    admin,
+  );
+}
+
+export async function newRun(services: Services, input: Record<string, unknown> = {}) {
+  return services.runs.create({ profileId: 'p1', userId: 'u1', ...input }, agent);
+}
+
+export async function eventTypes(services: Services, filter: { runId?: string; callId?: string }) {
+  const events = await services.journal.read({ ...filter, limit: 1000 });
+  return events.map((e) => e.type);
+}
+
+export async function waitFor<T>(
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > until) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

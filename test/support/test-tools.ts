@@ -1,0 +1,98 @@
+import { appendFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RecoverableToolError, SystemFailure } from '../../src/domain/tool-errors.js';
+import type { BuiltInTool } from '../../src/runtime/executor.js';
+
+const object = (properties: Record<string, unknown> = {}, required: string[] = []) => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
+const readOnly = { readOnly: true, destructive: false, idempotent: true, openWorld: false, cost: null };
+const budget = { maxCalls: null, maxOutputTokens: null, timeoutMs: null, approvalTimeoutMs: null };
+
+function tool(name: string, over: Partial<BuiltInTool['spec']>, run: BuiltInTool['run']): BuiltInTool {
+  return {
+    spec: {
+      name,
+      title: name,
+      description: `test tool ${name}`,
+      inputSchema: object(),
+      outputSchema: null,
+      annotations: readOnly,
+      visibility: 'MODEL',
+      permission: 'ALWAYS_ALLOW',
+      budget,
+      ...over,
+    },
+    run,
+  };
+}
+
+/** Tools that exist only in tests: registered through ServiceOptions.extraTools, never in production. */
+export const testTools: BuiltInTool[] = [
+  tool('test.echo', { inputSchema: object({ text: { type: 'string' } }, ['text']) }, async (inv) => ({
+    content: [{ type: 'text', text: String(inv.arguments.text) }],
+    structured: { echoed: inv.arguments.text },
+  })),
+  tool('test.noop', {}, async () => ({ content: [] })),
+  tool(
+    'test.sleep',
+    { inputSchema: object({ ms: { type: 'integer', minimum: 0 } }, ['ms']) },
+    async (inv) => {
+      await sleep(Number(inv.arguments.ms), undefined, { signal: inv.signal });
+      return { content: [{ type: 'text', text: 'slept' }] };
+    },
+  ),
+  tool('test.fail_recoverable', {}, async () => {
+    throw new RecoverableToolError('no_hits', 'Nothing matched; try another query.');
+  }),
+  tool('test.fail_system', {}, async () => {
+    throw new SystemFailure('path_escape', 'The path leaves the workspace.');
+  }),
+  tool('test.big', { inputSchema: object({ chars: { type: 'integer' } }, ['chars']) }, async (inv) => ({
+    content: [{ type: 'text', text: 'x'.repeat(Number(inv.arguments.chars)) }],
+  })),
+  tool('test.typed', { outputSchema: object({ n: { type: 'integer' } }, ['n']) }, async () => ({
+    content: [{ type: 'text', text: 'typed' }],
+    structured: { n: 'not a number' },
+  })),
+  tool('test.finish', {}, async () => ({ content: [{ type: 'text', text: 'done' }], completeRun: true })),
+  /** Appends a marker line to a file each time it runs: a restart test counts executions across processes. */
+  tool(
+    'test.side_effect',
+    {
+      inputSchema: object({ file: { type: 'string' }, marker: { type: 'string' }, ms: { type: 'integer' } }, [
+        'file',
+        'marker',
+      ]),
+      annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false, cost: null },
+    },
+    async (inv) => {
+      appendFileSync(String(inv.arguments.file), `${inv.arguments.marker}\n`);
+      if (inv.arguments.ms) await sleep(Number(inv.arguments.ms), undefined, { signal: inv.signal });
+      return { content: [{ type: 'text', text: 'written' }] };
+    },
+  ),
+  tool(
+    'test.idempotent_slow',
+    {
+      inputSchema: object({ file: { type: 'string' }, marker: { type: 'string' }, ms: { type: 'integer' } }, [
+        'file',
+        'marker',
+      ]),
+      annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false, cost: null },
+    },
+    async (inv) => {
+      appendFileSync(String(inv.arguments.file), `${inv.arguments.marker}\n`);
+      if (inv.arguments.ms) await sleep(Number(inv.arguments.ms), undefined, { signal: inv.signal });
+      return { content: [{ type: 'text', text: 'written' }] };
+    },
+  ),
+  tool(
+    'test.dangerous',
+    { annotations: { readOnly: false, destructive: true, idempotent: false, openWorld: false, cost: null } },
+    async () => ({ content: [{ type: 'text', text: 'did something dangerous' }] }),
+  ),
+];
