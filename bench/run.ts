@@ -13,6 +13,8 @@ if (!name || !available.includes(name)) {
   process.exit(name ? 2 : 0);
 }
 
-const bench = (await import(new URL(`./${name}/index.ts`, benchDir).href)) as { main(args: string[]): Promise<void> };
+const bench = (await import(new URL(`./${name}/index.ts`, benchDir).href)) as {
+  main(args: string[]): Promise<void>;
+};
 await bench.main(args);
 process.exit(0);

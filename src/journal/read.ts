@@ -10,7 +10,9 @@ export interface JournalFilter {
 }
 
 export function matchesFilter(event: JournalEvent, filter: JournalFilter): boolean {
-  return (!filter.runId || event.runId === filter.runId) && (!filter.callId || event.callId === filter.callId);
+  return (
+    (!filter.runId || event.runId === filter.runId) && (!filter.callId || event.callId === filter.callId)
+  );
 }
 
 /** Events after a position, in order. */

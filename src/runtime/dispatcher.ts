@@ -47,6 +47,8 @@ const WORKER_ACTOR = 'system:dispatcher';
 export class Dispatcher {
   readonly workerId = `worker-${randomUUID()}`;
   private readonly running = new Map<string, AbortController>();
+  /** Every dispatch under way in this process, so that stop() can wait for them to land. */
+  private readonly inFlight = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private sweeping: Promise<void> | null = null;
@@ -77,6 +79,7 @@ export class Dispatcher {
     this.unsubscribe?.();
     for (const controller of this.running.values()) controller.abort(new Error('server shutting down'));
     await this.sweeping;
+    await Promise.allSettled([...this.inFlight]);
   }
 
   private onEvents(events: JournalEvent[]): void {
@@ -95,7 +98,7 @@ export class Dispatcher {
         for (;;) {
           const claimed = await this.claimNext();
           if (!claimed) break;
-          void this.execute(claimed);
+          void this.track(this.execute(claimed));
         }
       } catch (error) {
         this.logger.error({ err: error }, 'dispatcher sweep failed');
@@ -165,10 +168,20 @@ export class Dispatcher {
   }
 
   /** Claims and runs a call in this process, returning it finished (or as it stands if another process has it). */
-  async dispatch(callId: string): Promise<ToolCallRow | null> {
-    const claimed = await this.claim(callId);
-    if (!claimed) return this.calls.get(callId);
-    return this.execute(claimed);
+  dispatch(callId: string): Promise<ToolCallRow | null> {
+    return this.track(
+      (async () => {
+        const claimed = await this.claim(callId);
+        if (!claimed) return this.calls.get(callId);
+        return this.execute(claimed);
+      })(),
+    );
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work)).catch(() => {});
+    return work;
   }
 
   private async execute(call: ToolCallRow): Promise<ToolCallRow | null> {

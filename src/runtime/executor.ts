@@ -35,7 +35,12 @@ export interface Invocation {
    * Runs `work` in one transaction; events given to `journal` commit with its writes or not at
    * all (a workspace write, its checkpoint and its journal event are one commit).
    */
-  transaction<T>(work: (tx: Tx, journal: (events: Omit<NewJournalEvent, 'runId' | 'callId' | 'actor'>[]) => Promise<void>) => Promise<T>): Promise<T>;
+  transaction<T>(
+    work: (
+      tx: Tx,
+      journal: (events: Omit<NewJournalEvent, 'runId' | 'callId' | 'actor'>[]) => Promise<void>,
+    ) => Promise<T>,
+  ): Promise<T>;
   /** Stores bytes once by content hash and links them to this run, so whoever reads the run may read them. */
   storeResource(content: Buffer, mimeType: string): Promise<StoredResource>;
 }

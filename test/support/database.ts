@@ -44,6 +44,16 @@ export async function resetDatabase(database: Database): Promise<void> {
     sql`select tablename from pg_tables where schemaname = 'public' order by tablename`,
   )) as unknown as { rows?: Array<{ tablename: string }> } & Array<{ tablename: string }>;
   const names = (rows.rows ?? rows).map((r) => `"${r.tablename}"`);
-  if (names.length > 0)
-    await database.db.execute(sql.raw(`truncate ${names.join(', ')} restart identity cascade`));
+  if (names.length === 0) return;
+  // A previous test's last statements can still hold locks for a moment; a deadlock here is retried.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await database.db.execute(sql.raw(`truncate ${names.join(', ')} restart identity cascade`));
+      return;
+    } catch (error) {
+      const code = (error as { cause?: { code?: string }; code?: string }).cause?.code ?? (error as { code?: string }).code;
+      if (code !== '40P01' || attempt >= 5) throw error;
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
+  }
 }
