@@ -1,0 +1,66 @@
+import type { WorkspaceConfig } from '../../src/domain/workspace/config.js';
+import { createLogger } from '../../src/logger.js';
+import type { ToolCallRow } from '../../src/runtime/tool-call-service.js';
+import { createServices, type Services } from '../../src/services.js';
+import { workspaceTools } from '../../src/tools/workspace/index.js';
+import type { TestDatabase } from './database.js';
+import { admin, agent, approver, newRun, waitFor } from './lifecycle.js';
+
+export const WORKSPACE = 'ws-1';
+
+/** Lets profile `profileId` call every workspace tool (restore still needs approval: its permission says so). */
+export async function allowWorkspace(services: Services, profileId = 'p1') {
+  return services.policy.set(
+    { layer: 'PROFILE', scopeId: profileId, toolPattern: 'workspace.*', effect: 'ALLOW' },
+    admin,
+  );
+}
+
+export async function workspaceRun(services: Services, input: Record<string, unknown> = {}) {
+  await allowWorkspace(services, typeof input.profileId === 'string' ? input.profileId : 'p1');
+  return newRun(services, { workspaceId: WORKSPACE, ...input });
+}
+
+export function call(services: Services, runId: string, name: string, args: Record<string, unknown> = {}) {
+  return services.calls.request({ runId, name: `workspace.${name}`, arguments: args }, agent);
+}
+
+/** Approves a held call and waits until it has run. */
+export async function approveAndWait(services: Services, held: ToolCallRow): Promise<ToolCallRow> {
+  await services.calls.approve(held.id, { argumentsHash: held.argumentsHash }, approver);
+  return waitFor(async () => {
+    const now = await services.calls.get(held.id);
+    return now && ['COMPLETED', 'FAILED'].includes(now.status) && now;
+  });
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read the structured output and assert its exact shape themselves.
+export const output = (call: ToolCallRow): any => call.result?.structured;
+
+export async function callEvents(services: Services, callId: string) {
+  return (await services.journal.read({ callId, limit: 100 })).map((e) => e.type);
+}
+
+/** Writes a file through the tool and returns the call, which must have completed. */
+export async function writeFile(
+  services: Services,
+  runId: string,
+  path: string,
+  content: string,
+  mode = 'create',
+) {
+  const done = await call(services, runId, 'write_file', { path, content, mode });
+  if (done.status !== 'COMPLETED') throw new Error(`write of ${path} failed: ${JSON.stringify(done.error)}`);
+  return done;
+}
+
+/** Services whose workspace tools use `config` (profiles, requirements), started over the test database. */
+export async function servicesWith(testDb: TestDatabase, config: WorkspaceConfig): Promise<Services> {
+  const services = createServices(testDb.database, createLogger('silent'), {
+    extraTools: workspaceTools(config),
+    dispatcher: { leaseMs: 2_000, pollMs: 100, orphanAfterMs: 1_000, defaultTimeoutMs: 10_000 },
+    busPollMs: 200,
+  });
+  await services.start();
+  return services;
+}
