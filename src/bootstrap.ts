@@ -20,6 +20,7 @@ export async function bootstrap(
   const services = createServices(database, logger, {
     dispatcher: { leaseMs: config.leaseMs, defaultTimeoutMs: config.toolTimeoutMs },
     extraTools,
+    workspace: config.workspace,
   });
   if (config.adminToken) await services.tokens.ensureAdminToken(config.adminToken);
   return services;

@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_WORKSPACE_CONFIG, type WorkspaceConfig } from './domain/workspace/config.js';
+import { workspaceConfigFrom } from './domain/workspace/config-file.js';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -20,6 +23,7 @@ const configSchema = z.object({
   LOG_LEVEL: z.enum(logLevels).default('info'),
   TOOL_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   LEASE_MS: z.coerce.number().int().min(100).default(30_000),
+  WORKSPACE_CONFIG: z.string().min(1).optional(),
 });
 
 export type Config = {
@@ -33,10 +37,24 @@ export type Config = {
   toolTimeoutMs: number;
   /** How long a dispatch claim lasts without renewal; a dead process's calls are recovered after it. */
   leaseMs: number;
+  /** Workspace roots and per-profile narrowing, from the WORKSPACE_CONFIG JSON file. */
+  workspace: WorkspaceConfig;
 };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+function readWorkspaceConfig(path: string): WorkspaceConfig {
+  try {
+    return workspaceConfigFrom(JSON.parse(readFileSync(path, 'utf8')));
+  } catch (error) {
+    const detail =
+      error instanceof z.ZodError
+        ? error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ')
+        : (error as Error).message;
+    throw new ConfigError(`Invalid configuration:\n  WORKSPACE_CONFIG (${path}): ${detail}`);
+  }
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -55,5 +73,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: c.LOG_LEVEL,
     toolTimeoutMs: c.TOOL_TIMEOUT_MS,
     leaseMs: c.LEASE_MS,
+    workspace: c.WORKSPACE_CONFIG ? readWorkspaceConfig(c.WORKSPACE_CONFIG) : DEFAULT_WORKSPACE_CONFIG,
   };
 }

@@ -1,15 +1,20 @@
 import type { Database } from './db/client.js';
 import { countTokens } from './domain/tokens.js';
+import type { WorkspaceConfig } from './domain/workspace/config.js';
 import { JournalBus } from './journal/bus.js';
 import type { Logger } from './logger.js';
-import { defaultDispatcherOptions, Dispatcher, type DispatcherOptions } from './runtime/dispatcher.js';
+import { ChatService } from './runtime/chat-service.js';
+import { Dispatcher, type DispatcherOptions, defaultDispatcherOptions } from './runtime/dispatcher.js';
 import { BuiltInExecutor, type BuiltInTool, type ToolExecutor } from './runtime/executor.js';
+import { JournalService } from './runtime/journal-service.js';
 import { PolicyService } from './runtime/policy-service.js';
 import { RegistryService } from './runtime/registry-service.js';
 import { RunService } from './runtime/run-service.js';
-import { JournalService } from './runtime/journal-service.js';
+import { SkillService } from './runtime/skill-service.js';
 import { TokenService } from './runtime/token-service.js';
 import { ToolCallService } from './runtime/tool-call-service.js';
+import { WorkspaceService } from './runtime/workspace-service.js';
+import { WorldInfoService } from './runtime/worldinfo-service.js';
 import { builtInTools } from './tools/index.js';
 
 /** Every service a request may reach, built once per process over one database. */
@@ -25,6 +30,10 @@ export interface Services {
   journal: JournalService;
   dispatcher: Dispatcher;
   builtIns: BuiltInExecutor;
+  workspaces: WorkspaceService;
+  chats: ChatService;
+  skills: SkillService;
+  worldInfo: WorldInfoService;
   /** Registers the built-in tools and starts the journal bus and the dispatcher. */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -33,6 +42,8 @@ export interface Services {
 export interface ServiceOptions {
   /** Extra BUILT_IN tools: tests pass their own here; production uses only `builtInTools()`. */
   extraTools?: BuiltInTool[];
+  /** Workspace roots and per-profile narrowing (WORKSPACE_CONFIG). */
+  workspace?: WorkspaceConfig;
   /** Executors for other sources (extension bridge, MCP), tried after the built-ins. */
   executors?: ToolExecutor[];
   dispatcher?: Partial<DispatcherOptions>;
@@ -46,11 +57,21 @@ export function createServices(database: Database, logger: Logger, options: Serv
   const runs = new RunService(db);
   const calls = new ToolCallService(db, runs, registry, policy);
   const bus = new JournalBus(database, logger, options.busPollMs);
-  const builtIns = new BuiltInExecutor([...builtInTools(), ...(options.extraTools ?? [])]);
-  const dispatcher = new Dispatcher(db, calls, runs, registry, [builtIns, ...(options.executors ?? [])], bus, logger, {
-    ...defaultDispatcherOptions,
-    ...options.dispatcher,
-  });
+  const chats = new ChatService(db);
+  const builtIns = new BuiltInExecutor([...builtInTools(options.workspace), ...(options.extraTools ?? [])]);
+  const dispatcher = new Dispatcher(
+    db,
+    calls,
+    runs,
+    registry,
+    [builtIns, ...(options.executors ?? [])],
+    bus,
+    logger,
+    {
+      ...defaultDispatcherOptions,
+      ...options.dispatcher,
+    },
+  );
   calls.onDispatch((callId) => dispatcher.dispatch(callId));
   return {
     database,
@@ -64,6 +85,10 @@ export function createServices(database: Database, logger: Logger, options: Serv
     journal: new JournalService(db, bus, runs, calls),
     dispatcher,
     builtIns,
+    workspaces: new WorkspaceService(db, options.workspace),
+    chats,
+    skills: new SkillService(db),
+    worldInfo: new WorldInfoService(db, chats),
     async start() {
       // Building the tokenizer blocks the event loop for about a second; doing it now keeps that
       // pause out of the first tool call, where it would stall lease renewal.

@@ -155,12 +155,17 @@ export async function main(args: string[]): Promise<void> {
   const apiRate = report('GraphQL API, auto-approved no-op', apiLatencies, (performance.now() - t0) / 1000);
   process.stdout.write(`API / SQL throughput ratio: ${(apiRate / sqlRate).toFixed(2)}\n\n`);
 
+  // RSS keeps shrinking for a while after a burst of work; wait until it holds still.
   const settle = async () => {
-    for (let i = 0; i < 3; i += 1) {
+    let last = 0;
+    for (let i = 0; i < 20; i += 1) {
       global.gc?.();
-      await new Promise((r) => setTimeout(r, 300));
+      await new Promise((r) => setTimeout(r, 500));
+      const rss = process.memoryUsage().rss;
+      if (last && Math.abs(rss - last) < 512 * 1024) break;
+      last = rss;
     }
-    return process.memoryUsage().rss;
+    return { rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed };
   };
   const rssBefore = await settle();
   const child = fork(
@@ -179,8 +184,9 @@ export async function main(args: string[]): Promise<void> {
     });
   });
   const rssAfter = await settle();
+  const perSub = (bytes: number) => fmt(bytes / subscribers / 1024);
   process.stdout.write(
-    `${subscribers} idle graphql-ws subscriptions: server RSS +${fmt((rssAfter - rssBefore) / 1024 / 1024)} MiB, ${fmt((rssAfter - rssBefore) / subscribers / 1024)} KiB each\n`,
+    `${subscribers} idle graphql-ws subscriptions: server RSS ${perSub(rssAfter.rss - rssBefore.rss)} KiB each, JS heap ${perSub(rssAfter.heap - rssBefore.heap)} KiB each\n`,
   );
 
   await services.policy.set({ layer: 'PLATFORM', toolPattern: 'bench.noop', effect: 'ASK' }, principal);

@@ -3,10 +3,12 @@ import { bootstrap } from '../bootstrap.js';
 import { loadConfig } from '../config.js';
 import { DomainError } from '../domain/errors.js';
 import { createLogger } from '../logger.js';
+import { chatCommands } from './chat-commands.js';
 import { type CliIo, type Command, UsageError } from './command.js';
 import { tokenCommands } from './token-commands.js';
+import { workspaceCommands } from './workspace-commands.js';
 
-export const commands: Command[] = [...tokenCommands];
+export const commands: Command[] = [...tokenCommands, ...workspaceCommands, ...chatCommands];
 
 function help(io: CliIo, command?: Command): void {
   if (command) {

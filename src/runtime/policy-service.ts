@@ -1,8 +1,8 @@
 import { and, asc, eq, isNull, or, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
-import type { Executor } from '../db/tx.js';
 import { policyRules } from '../db/schema.js';
+import type { Executor } from '../db/tx.js';
 import { actorOf, type Principal } from '../domain/auth.js';
 import { forbidden, notFound } from '../domain/errors.js';
 import { type EffectiveTool, type PolicyContext, type RunUsage, resolvePolicy } from '../domain/policy.js';

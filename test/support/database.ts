@@ -51,7 +51,9 @@ export async function resetDatabase(database: Database): Promise<void> {
       await database.db.execute(sql.raw(`truncate ${names.join(', ')} restart identity cascade`));
       return;
     } catch (error) {
-      const code = (error as { cause?: { code?: string }; code?: string }).cause?.code ?? (error as { code?: string }).code;
+      const code =
+        (error as { cause?: { code?: string }; code?: string }).cause?.code ??
+        (error as { code?: string }).code;
       if (code !== '40P01' || attempt >= 5) throw error;
       await new Promise((r) => setTimeout(r, 50 * attempt));
     }

@@ -1,6 +1,9 @@
-import { resolve } from 'node:path';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { DEFAULT_WORKSPACE_CONFIG } from '../../src/domain/workspace/config.js';
 
 describe('loadConfig', () => {
   it('has working defaults', () => {
@@ -13,6 +16,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       toolTimeoutMs: 60_000,
       leaseMs: 30_000,
+      workspace: DEFAULT_WORKSPACE_CONFIG,
     });
   });
 
@@ -34,6 +38,7 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       toolTimeoutMs: 60_000,
       leaseMs: 30_000,
+      workspace: DEFAULT_WORKSPACE_CONFIG,
     });
   });
 
@@ -57,5 +62,37 @@ describe('loadConfig', () => {
   ])('names the bad variable: %s', (_name, env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+});
+
+describe('WORKSPACE_CONFIG', () => {
+  const file = (content: string) => {
+    const path = join(mkdtempSync(join(tmpdir(), 'ats-config-')), 'workspace.json');
+    writeFileSync(path, content);
+    return path;
+  };
+
+  it('reads per-profile narrowing and finish requirements from the file', () => {
+    const path = file(
+      JSON.stringify({
+        profiles: { writer: { writable: ['output/chapters/'], requiredArtifacts: ['output/chapters/'] } },
+      }),
+    );
+    const { workspace } = loadConfig({ WORKSPACE_CONFIG: path });
+    expect(workspace.profiles).toEqual({
+      writer: { writable: ['output/chapters'], requiredArtifacts: ['output/chapters/'] },
+    });
+    expect(workspace.defaultRoots).toEqual(DEFAULT_WORKSPACE_CONFIG.defaultRoots);
+  });
+
+  it('names the file and the bad field', () => {
+    const path = file(JSON.stringify({ profiles: { writer: { writable: ['../etc'] } } }));
+    expect(() => loadConfig({ WORKSPACE_CONFIG: path })).toThrow(
+      /WORKSPACE_CONFIG \(.*workspace\.json\): profiles\.writer\.writable\.0: workspace folder/,
+    );
+  });
+
+  it('refuses a file that is not JSON', () => {
+    expect(() => loadConfig({ WORKSPACE_CONFIG: file('{nope') })).toThrow(ConfigError);
   });
 });

@@ -339,7 +339,9 @@ describe('resolvePolicy precedence table', () => {
   });
 
   it('takes the tightest budget of the tool and every granting rule', () => {
-    const t = tool('x.y', { budget: { maxCalls: 10, maxOutputTokens: null, timeoutMs: 5000, approvalTimeoutMs: null } });
+    const t = tool('x.y', {
+      budget: { maxCalls: 10, maxOutputTokens: null, timeoutMs: 5000, approvalTimeoutMs: null },
+    });
     const rules = [
       rule('PROFILE', 'p1', '*', 'ALLOW', {
         budget: { maxCalls: 3, maxOutputTokens: 2000, timeoutMs: null, approvalTimeoutMs: null },
@@ -349,19 +351,28 @@ describe('resolvePolicy precedence table', () => {
       }),
     ];
     const [view] = resolvePolicy([t], rules, ctx);
-    expect(view!.budget).toEqual({ maxCalls: 3, maxOutputTokens: 1000, timeoutMs: 5000, approvalTimeoutMs: 60000 });
+    expect(view!.budget).toEqual({
+      maxCalls: 3,
+      maxOutputTokens: 1000,
+      timeoutMs: 5000,
+      approvalTimeoutMs: 60000,
+    });
     expect(view!.remainingCalls).toBe(3);
   });
 
   it('counts remaining calls against the tool, per-tool and run limits', () => {
-    const t = tool('x.y', { budget: { maxCalls: 10, maxOutputTokens: null, timeoutMs: null, approvalTimeoutMs: null } });
+    const t = tool('x.y', {
+      budget: { maxCalls: 10, maxOutputTokens: null, timeoutMs: null, approvalTimeoutMs: null },
+    });
     const usage = { maxCalls: 20, maxCallsPerTool: 4, totalCalls: 18, callsByTool: new Map([['x.y', 1]]) };
     const [view] = resolvePolicy([t], [rule('PLATFORM', null, '*', 'ALLOW')], ctx, usage);
     expect(view!.remainingCalls).toBe(2);
   });
 
   it('never reports a negative number of remaining calls', () => {
-    const t = tool('x.y', { budget: { maxCalls: 1, maxOutputTokens: null, timeoutMs: null, approvalTimeoutMs: null } });
+    const t = tool('x.y', {
+      budget: { maxCalls: 1, maxOutputTokens: null, timeoutMs: null, approvalTimeoutMs: null },
+    });
     const usage = {
       maxCalls: null,
       maxCallsPerTool: null,
