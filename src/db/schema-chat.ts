@@ -8,13 +8,13 @@ import {
   pgTable,
   primaryKey,
   text,
-  timestamp,
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
 import type { ChatHeaderShape, ChatRole, LineEnding } from '../domain/sillytavern/chat-jsonl.js';
 import type { WorldInfoEntryFields, WorldInfoSource } from '../domain/sillytavern/worldinfo.js';
 import type { SkillWarning } from '../domain/skills/skill.js';
+import { createdAt, tstz } from './columns.js';
 
 /**
  * Issue 7: SillyTavern chats, Agent Skills and lorebooks. Run ids are plain uuids without a foreign
@@ -24,9 +24,6 @@ import type { SkillWarning } from '../domain/skills/skill.js';
  * The search functions used by `chat_messages.search` (`ats_chat_search_vector`, `ats_latin_text`)
  * are created by the custom migration that precedes the tables.
  */
-
-const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
-const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 /**
  * `json`, not `jsonb`: Postgres keeps json text exactly as given (key order, spacing, number

@@ -1,31 +1,12 @@
-import {
-  bigint,
-  customType,
-  integer,
-  jsonb,
-  pgTable,
-  primaryKey,
-  text,
-  timestamp,
-  uniqueIndex,
-  uuid,
-} from 'drizzle-orm/pg-core';
+import { bigint, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { WorkspaceRoot } from '../domain/workspace/roots.js';
+import { bytea, createdAt, tstz, updatedAt } from './columns.js';
 
 /**
  * Issue 4: workspaces live in Postgres so that a write, its checkpoint and its journal event
  * commit together and every server process sees the same files. Run ids are plain uuids without
  * a foreign key, as in the journal: imports and checkpoints made outside a run carry none.
  */
-
-const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
-const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
-
-// Files are bytes: an imported file need not be UTF-8, and text columns cannot hold NUL.
-const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
-  dataType: () => 'bytea',
-  fromDriver: (value) => (Buffer.isBuffer(value) ? value : Buffer.from(value)),
-});
 
 export const workspaces = pgTable('workspaces', {
   id: text('id').primaryKey(),
@@ -117,7 +98,7 @@ export const workspaceReads = pgTable(
       .references(() => workspaces.id),
     path: text('path').notNull(),
     sha256: text('sha256').notNull(),
-    readAt: timestamp('read_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    readAt: tstz('read_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.runId, t.workspaceId, t.path] })],
 );

@@ -2,22 +2,18 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
-  customType,
   index,
   integer,
   jsonb,
   pgTable,
   text,
-  timestamp,
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
 import type { ToolCallStatus } from '../domain/tool-call.js';
 import type { ToolError, ToolResult } from '../domain/tool-result.js';
 import type { JsonSchema, ToolAnnotations, ToolBudget } from '../domain/tool-spec.js';
-
-const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
-const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+import { bytea, createdAt, tstz, updatedAt } from './columns.js';
 
 export const tools = pgTable('tools', {
   name: text('name').primaryKey(),
@@ -65,12 +61,10 @@ export const apiTokens = pgTable(
     userId: text('user_id'),
     extensionId: text('extension_id'),
     createdAt: createdAt(),
-    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+    revokedAt: tstz('revoked_at'),
   },
   (t) => [uniqueIndex('api_tokens_hash_idx').on(t.tokenHash)],
 );
-
-const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export const runs = pgTable(
   'runs',
@@ -179,11 +173,6 @@ export const journalEvents = pgTable(
     index('journal_events_call_idx').on(t.callId, t.seq),
   ],
 );
-
-const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
-  dataType: () => 'bytea',
-  fromDriver: (value) => (Buffer.isBuffer(value) ? value : Buffer.from(value)),
-});
 
 /** Content-addressed blobs: large tool output, images, audio. Stored once per sha256. */
 export const resources = pgTable('resources', {
