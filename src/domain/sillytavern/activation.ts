@@ -29,7 +29,7 @@
  * - Budget: once an entry does not fit, no further (lower-priority) entry is added, as in ST;
  *   `ignoreBudget` entries bypass it.
  *
- * Differences from SillyTavern (not implemented, or simplified):
+ * Differences from SillyTavern (deliberately left out of this subset, or simplified):
  * - No recursive scanning (activated content is never scanned for more keys), so
  *   `excludeRecursion`, `preventRecursion` and `delayUntilRecursion` have no effect; entries with
  *   `delayUntilRecursion` are treated like any other entry instead of waiting for a recursion step.
