@@ -4,9 +4,11 @@ import type { WorkspaceConfig } from './domain/workspace/config.js';
 import { JournalBus } from './journal/bus.js';
 import type { Logger } from './logger.js';
 import { ChatService } from './runtime/chat-service.js';
+import { ContextService } from './runtime/context-service.js';
 import { Dispatcher, type DispatcherOptions, defaultDispatcherOptions } from './runtime/dispatcher.js';
 import { BuiltInExecutor, type BuiltInTool, type ToolExecutor } from './runtime/executor.js';
 import { JournalService } from './runtime/journal-service.js';
+import { ModelService } from './runtime/model-service.js';
 import { PolicyService } from './runtime/policy-service.js';
 import { RegistryService } from './runtime/registry-service.js';
 import { RunService } from './runtime/run-service.js';
@@ -34,6 +36,8 @@ export interface Services {
   chats: ChatService;
   skills: SkillService;
   worldInfo: WorldInfoService;
+  context: ContextService;
+  models: ModelService;
   /** Registers the built-in tools and starts the journal bus and the dispatcher. */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -73,6 +77,9 @@ export function createServices(database: Database, logger: Logger, options: Serv
     },
   );
   calls.onDispatch((callId) => dispatcher.dispatch(callId));
+  const workspaces = new WorkspaceService(db, options.workspace);
+  const worldInfo = new WorldInfoService(db, chats);
+  const context = new ContextService(db, runs, chats, worldInfo, workspaces);
   return {
     database,
     logger,
@@ -85,10 +92,12 @@ export function createServices(database: Database, logger: Logger, options: Serv
     journal: new JournalService(db, bus, runs, calls),
     dispatcher,
     builtIns,
-    workspaces: new WorkspaceService(db, options.workspace),
+    workspaces,
     chats,
     skills: new SkillService(db),
-    worldInfo: new WorldInfoService(db, chats),
+    worldInfo,
+    context,
+    models: new ModelService(db, runs, policy, calls, context),
     async start() {
       // Building the tokenizer blocks the event loop for about a second; doing it now keeps that
       // pause out of the first tool call, where it would stall lease renewal.

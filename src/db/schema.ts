@@ -199,4 +199,5 @@ export const resourceLinks = pgTable(
 );
 
 export * from './schema-chat.js';
+export * from './schema-model.js';
 export * from './schema-workspace.js';

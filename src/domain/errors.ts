@@ -8,7 +8,9 @@ export type DomainErrorCode =
   | 'CONFLICT'
   | 'FORBIDDEN'
   | 'UNAUTHENTICATED'
-  | 'FAILED_PRECONDITION';
+  | 'FAILED_PRECONDITION'
+  /** A context preset's FAIL rule: a prompt component (or the whole frame) is over its token budget. */
+  | 'CONTEXT_BUDGET_EXCEEDED';
 
 export class DomainError extends Error {
   readonly code: DomainErrorCode;

@@ -19,3 +19,10 @@ export function truncateToTokens(text: string, maxTokens: number): string {
   if (tokens.length <= maxTokens) return text;
   return tokenizer().decode(tokens.slice(0, maxTokens));
 }
+
+/** The longest suffix of `text` that fits in `maxTokens` tokens. */
+export function lastTokens(text: string, maxTokens: number): string {
+  const tokens = tokenizer().encode(text);
+  if (tokens.length <= maxTokens) return text;
+  return maxTokens <= 0 ? '' : tokenizer().decode(tokens.slice(tokens.length - maxTokens));
+}

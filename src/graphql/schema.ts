@@ -11,6 +11,8 @@ import './journal.js';
 import './resource.js';
 import './workspace.js';
 import './chat.js';
+import './provider.js';
+import './context-frame.js';
 
 export const schema = builder.toSchema();
 

@@ -47,6 +47,16 @@ export interface DecideInput {
   argumentsHash?: string | null;
 }
 
+export interface RejectedCallInput {
+  runId: string;
+  name: string;
+  /** What the model sent, even when it is not an object. */
+  arguments: unknown;
+  providerCallId: string;
+  providerMetadata: Record<string, unknown> | null;
+  error: ToolError;
+}
+
 /** Called after a decision so that approved calls start at once in this process. */
 export type DispatchHook = (callId: string) => Promise<ToolCallRow | null>;
 
@@ -248,6 +258,69 @@ export class ToolCallService {
 
     if (!ready) return call;
     return (await this.dispatchNow(call.id)) ?? (await this.get(call.id))!;
+  }
+
+  /**
+   * A call the model made that cannot run as asked (arguments that are not a JSON object, a name
+   * that was never offered): it is the model's mistake, not a policy violation, so it is recorded
+   * as a call that failed recoverably at once. The model still gets an answer under its call id.
+   * A repeat of the same provider call id returns the recorded call.
+   */
+  async recordRejected(input: RejectedCallInput, principal: Principal): Promise<ToolCallRow> {
+    const argumentsHash = hashArguments(input.arguments);
+    const actor = actorOf(principal);
+    return this.db.transaction(async (tx) => {
+      const run = await this.runs.lock(tx, input.runId);
+      assertMayRead(principal, run);
+      const existing = await this.findRepeat(tx, run.id, input.providerCallId, null);
+      if (existing) {
+        if (existing.argumentsHash !== argumentsHash || existing.name !== input.name) {
+          throw conflict(`call ${existing.id} was already requested with this id but other arguments`, {
+            callId: existing.id,
+          });
+        }
+        return existing;
+      }
+      if (run.status !== 'RUNNING') throw conflict(`run ${run.id} is ${run.status}`, { status: run.status });
+      const now = new Date();
+      const [created] = await tx
+        .insert(toolCalls)
+        .values({
+          runId: run.id,
+          name: input.name,
+          arguments: input.arguments,
+          argumentsHash,
+          providerCallId: input.providerCallId,
+          providerMetadata: input.providerMetadata,
+          status: 'FAILED',
+          requestedBy: actor,
+          requestedAt: now,
+          finishedAt: now,
+        })
+        .returning();
+      const call = created!;
+      const [failed] = await tx
+        .update(toolCalls)
+        .set({ error: input.error, result: errorResult(call.id, input.error) })
+        .where(eq(toolCalls.id, call.id))
+        .returning();
+      await appendEvents(tx, [
+        {
+          type: 'tool_call_requested',
+          runId: run.id,
+          callId: call.id,
+          actor,
+          payload: {
+            name: call.name,
+            argumentsHash,
+            arguments: summarize(input.arguments),
+            providerCallId: call.providerCallId,
+          },
+        },
+        { type: 'tool_call_failed', runId: run.id, callId: call.id, actor, payload: { error: input.error } },
+      ]);
+      return failed!;
+    });
   }
 
   private async findRepeat(

@@ -155,6 +155,33 @@ const operations: Operation[] = [
     document: 'mutation { computeWorldInfoActivation(input: { chatId: "c", lorebookIds: [] }) { chatId } }',
     allowed: ['ADMIN', 'AGENT'],
   },
+  {
+    field: 'providerTools',
+    document: `{ providerTools(runId: "${NIL}", provider: OPENAI_CHAT) { tools } }`,
+    allowed: READERS,
+  },
+  {
+    field: 'toolResultMessages',
+    document: `{ toolResultMessages(runId: "${NIL}", provider: ANTHROPIC, callIds: []) }`,
+    allowed: READERS,
+  },
+  { field: 'modelTurns', document: `{ modelTurns(runId: "${NIL}") { id } }`, allowed: READERS },
+  {
+    field: 'submitModelResponse',
+    document: `mutation { submitModelResponse(runId: "${NIL}", provider: GEMINI, response: {}) { toolCalls { id } } }`,
+    allowed: ['ADMIN', 'AGENT'],
+  },
+  { field: 'contextPresets', document: '{ contextPresets { name } }', allowed: READERS },
+  {
+    field: 'contextFrame',
+    document: `{ contextFrame(runId: "${NIL}") { totalTokens } }`,
+    allowed: READERS,
+  },
+  {
+    field: 'modelRequest',
+    document: `{ modelRequest(runId: "${NIL}", provider: OPENAI_RESPONSES) { body } }`,
+    allowed: READERS,
+  },
   // Over SSE; an agent must name one of its own runs, so the bare subscription is refused to it.
   {
     field: 'journalEvents',
