@@ -8,8 +8,15 @@ import { modelTurns, toolCalls } from '../db/schema.js';
 import { actorOf, type Principal } from '../domain/auth.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { badInput, conflict, DomainError, notFound } from '../domain/errors.js';
+import type { ToolCallRequest } from '../domain/tool-call.js';
 import { adapterFor } from '../providers/index.js';
-import type { AssistantTurn, CallOutcome, ProviderKind, ToolDeclarations } from '../providers/types.js';
+import type {
+  AssistantTurn,
+  CallOutcome,
+  ParsedResponse,
+  ProviderKind,
+  ToolDeclarations,
+} from '../providers/types.js';
 import { isOpen, outcomeOf } from './call-outcomes.js';
 import { type ContextService, choosePreset, type PresetChoice } from './context-service.js';
 import type { PolicyService } from './policy-service.js';
@@ -32,6 +39,26 @@ export function assistantTurnOf(row: ModelTurnRow): AssistantTurn {
     provider: row.provider as ProviderKind,
     native: JSON.parse(row.native) as unknown[],
     parts: row.parts,
+  };
+}
+
+/**
+ * A synthetic id (Gemini without call ids) is derived from the response, and a response without a
+ * `responseId` can repeat word for word in a later turn ("read that file again"). Scoped by the
+ * turn's index, the repeat is a new call instead of a replay of the old one; resubmitting the same
+ * response still finds the same turn, so the same ids.
+ */
+export function scopeSyntheticIds(parsed: ParsedResponse, turnIndex: number): ParsedResponse {
+  const scope = (call: ToolCallRequest): ToolCallRequest =>
+    call.providerMetadata?.syntheticId === true ? { ...call, id: `${call.id}_t${turnIndex}` } : call;
+  return {
+    calls: parsed.calls.map((c) => ({ ...c, call: scope(c.call) })),
+    assistantTurn: {
+      ...parsed.assistantTurn,
+      parts: parsed.assistantTurn.parts.map((part) =>
+        part.kind === 'tool_call' ? { ...part, call: scope(part.call) } : part,
+      ),
+    },
   };
 }
 
@@ -91,11 +118,13 @@ export class ModelService {
     const { names } = await this.declarations(run, input.provider);
     const parsed = adapter.parseResponse(body, names);
     const native = JSON.stringify(parsed.assistantTurn.native);
+    // The whole body, not just the turn: a provider's response id (and usage) tells a model that
+    // repeats itself from a client that retries the same submission.
     const responseHash = createHash('sha256')
-      .update(canonicalJson({ provider: input.provider, native: parsed.assistantTurn.native }))
+      .update(canonicalJson({ provider: input.provider, response: input.response ?? null }))
       .digest('hex');
 
-    const turn = await this.db.transaction(async (tx) => {
+    const { turn, scoped } = await this.db.transaction(async (tx) => {
       const locked = await this.runs.lock(tx, run.id);
       assertMayRead(principal, locked);
       const [existing] = await tx
@@ -103,13 +132,14 @@ export class ModelService {
         .from(modelTurns)
         .where(and(eq(modelTurns.runId, run.id), eq(modelTurns.responseHash, responseHash)))
         .limit(1);
-      if (existing) return existing;
+      if (existing) return { turn: existing, scoped: scopeSyntheticIds(parsed, existing.index) };
       if (locked.status !== 'RUNNING')
         throw conflict(`run ${run.id} is ${locked.status}`, { status: locked.status });
       const [{ count }] = (await tx
         .select({ count: sql<number>`count(*)::int` })
         .from(modelTurns)
         .where(eq(modelTurns.runId, run.id))) as [{ count: number }];
+      const scoped = scopeSyntheticIds(parsed, count);
       const [created] = await tx
         .insert(modelTurns)
         .values({
@@ -118,16 +148,16 @@ export class ModelService {
           provider: input.provider,
           responseHash,
           native,
-          parts: parsed.assistantTurn.parts,
-          providerCallIds: parsed.calls.map((c) => c.call.id),
+          parts: scoped.assistantTurn.parts,
+          providerCallIds: scoped.calls.map((c) => c.call.id),
           createdBy: actorOf(principal),
         })
         .returning();
-      return created!;
+      return { turn: created!, scoped };
     });
 
     const calls: ToolCallRow[] = [];
-    for (const { call, error } of parsed.calls) {
+    for (const { call, error } of scoped.calls) {
       const request = {
         runId: run.id,
         name: call.name,

@@ -318,4 +318,36 @@ describe('multi-turn loop through the API', () => {
     expect(JSON.stringify(next.body.contents[1])).toBe(JSON.stringify(first.turn.native[0]));
     expect(JSON.stringify(next.body.contents[3])).toBe(JSON.stringify(final.candidates[0].content));
   });
+
+  test('GEMINI: the same call without ids in two turns is two calls; resubmitting a turn is not', async ({
+    services,
+    gql,
+    tokens,
+  }) => {
+    const { loop, runId } = await setUp({ services, gql, tokens });
+    const response = {
+      candidates: [
+        {
+          content: {
+            role: 'model',
+            parts: [{ functionCall: { name: 'test_echo', args: { text: 'again' } } }],
+          },
+        },
+      ],
+    };
+
+    const first = await loop.submit(runId, 'GEMINI', response);
+    const replayed = await loop.submit(runId, 'GEMINI', response);
+    const second = await loop.submit(runId, 'GEMINI', { ...response, usageMetadata: { totalTokenCount: 9 } });
+
+    expect(replayed.turn.id).toBe(first.turn.id);
+    expect(replayed.toolCalls.map((c) => c.id)).toEqual(first.toolCalls.map((c) => c.id));
+    expect(second.turn.index).toBe(1);
+    expect(second.toolCalls.map((c) => [c.name, c.arguments, c.status])).toEqual([
+      ['test.echo', { text: 'again' }, 'COMPLETED'],
+    ]);
+    expect(second.toolCalls[0].id).not.toBe(first.toolCalls[0].id);
+    expect(first.toolCalls[0].providerCallId).toMatch(/^synth_[0-9a-f]{24}_t0$/);
+    expect(second.toolCalls[0].providerCallId).toMatch(/^synth_[0-9a-f]{24}_t1$/);
+  });
 });
