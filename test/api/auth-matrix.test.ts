@@ -155,6 +155,28 @@ const operations: Operation[] = [
     document: 'mutation { computeWorldInfoActivation(input: { chatId: "c", lorebookIds: [] }) { chatId } }',
     allowed: ['ADMIN', 'AGENT'],
   },
+  { field: 'extensionTools', document: '{ extensionTools { name } }', allowed: ['EXTENSION'] },
+  {
+    field: 'registerExtensionTools',
+    document: 'mutation { registerExtensionTools(input: { tools: [] }) { name } }',
+    allowed: ['EXTENSION'],
+  },
+  {
+    field: 'unregisterExtensionTools',
+    document: 'mutation { unregisterExtensionTools(names: []) { name } }',
+    allowed: ['EXTENSION'],
+  },
+  {
+    field: 'answerExtensionInvocation',
+    document: `mutation { answerExtensionInvocation(callId: "${NIL}", result: { isError: true }) { status } }`,
+    allowed: ['EXTENSION'],
+  },
+  {
+    field: 'extensionInvocations',
+    document: 'subscription { extensionInvocations { callId } }',
+    allowed: ['EXTENSION'],
+    subscription: true,
+  },
   // Over SSE; an agent must name one of its own runs, so the bare subscription is refused to it.
   {
     field: 'journalEvents',

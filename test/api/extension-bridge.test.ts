@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
+import { extensionConnections } from '../../src/db/schema.js';
 import type { Services } from '../../src/services.js';
 import { ExtensionClient, type Node, startNode } from '../support/extension.js';
 import { dbTest as test } from '../support/fixtures.js';
@@ -415,6 +417,32 @@ describe('extension tool dispatch over the bridge', () => {
       result: { structured: { value: 3 } },
     });
     expect(extensionsOf(late)).toMatchObject({ code: 'CONFLICT', reason: 'call_ended' });
+  });
+
+  test('a connection left by a killed process counts until its lease lapses, then its calls end as extension_disconnected', async ({
+    testDb,
+  }) => {
+    const { services } = await setup(testDb);
+    await services.database.db.insert(extensionConnections).values({
+      id: randomUUID(),
+      extensionId: 'dice',
+      tokenId: randomUUID(),
+      hubId: 'hub-of-a-killed-process',
+      expiresAt: new Date(Date.now() + 1_000),
+    });
+    await allowDice(services);
+    const run = await newRun(services);
+    const call = await services.calls.request(
+      { runId: run.id, name: 'ext.dice.roll', arguments: { sides: 6 } },
+      agent,
+    );
+    expect(call.error).toMatchObject({ kind: 'RECOVERABLE', code: 'extension_disconnected' });
+    expect((await services.extensions.store.get(call.id))!.status).toBe('DISCONNECTED');
+    const again = await services.calls.request(
+      { runId: run.id, name: 'ext.dice.roll', arguments: { sides: 4 } },
+      agent,
+    );
+    expect(again.error).toMatchObject({ code: 'extension_not_connected' });
   });
 
   test('while another connection of the extension stays, a dropped one does not end the call', async ({

@@ -187,7 +187,7 @@ export class BridgeHub {
     if (this.polling) return;
     this.polling = true;
     try {
-      for (const set of this.waiters.values()) for (const waiter of set) waiter.wake();
+      await this.wakeStaleWaiters();
       const connections = [...this.connections.values()];
       if (connections.length === 0) return;
       const pending = await this.store.pending([...new Set(connections.map((c) => c.extensionId))]);
@@ -202,6 +202,23 @@ export class BridgeHub {
       this.logger.warn({ err: error }, 'bridge poll failed');
     } finally {
       this.polling = false;
+    }
+  }
+
+  /**
+   * Two queries however many calls wait here: wake only the calls whose invocation was settled or
+   * whose extension is gone, as a missed notification would have.
+   */
+  private async wakeStaleWaiters(): Promise<void> {
+    const callIds = [...this.waiters.keys()];
+    if (callIds.length === 0) return;
+    const states = await this.store.states(callIds);
+    const live = await this.store.connectedAmong([...new Set(states.map((s) => s.extensionId))]);
+    const pending = new Set(
+      states.filter((s) => s.status === 'PENDING' && live.has(s.extensionId)).map((s) => s.callId),
+    );
+    for (const [callId, set] of this.waiters) {
+      if (!pending.has(callId)) for (const waiter of set) waiter.wake();
     }
   }
 

@@ -34,6 +34,32 @@ export class InvocationStore {
     return row !== undefined;
   }
 
+  /** Which of these extensions have a live connection anywhere. */
+  async connectedAmong(extensionIds: string[]): Promise<Set<string>> {
+    if (extensionIds.length === 0) return new Set();
+    const rows = await this.db
+      .selectDistinct({ extensionId: extensionConnections.extensionId })
+      .from(extensionConnections)
+      .where(
+        and(
+          inArray(extensionConnections.extensionId, extensionIds),
+          gt(extensionConnections.expiresAt, sql`now()`),
+        ),
+      );
+    return new Set(rows.map((r) => r.extensionId));
+  }
+
+  states(callIds: string[]) {
+    return this.db
+      .select({
+        callId: bridgeInvocations.callId,
+        extensionId: bridgeInvocations.extensionId,
+        status: bridgeInvocations.status,
+      })
+      .from(bridgeInvocations)
+      .where(inArray(bridgeInvocations.callId, callIds));
+  }
+
   /**
    * Hands a call to its extension: null when no client of it is connected. A call recovered after
    * its process died runs again under the same id, so the row is reset rather than duplicated.
