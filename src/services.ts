@@ -1,3 +1,4 @@
+import { type BridgeOptions, ExtensionBridge } from './bridge/extension/index.js';
 import type { Database } from './db/client.js';
 import { countTokens } from './domain/tokens.js';
 import type { WorkspaceConfig } from './domain/workspace/config.js';
@@ -38,6 +39,7 @@ export interface Services {
   worldInfo: WorldInfoService;
   context: ContextService;
   models: ModelService;
+  extensions: ExtensionBridge;
   /** Registers the built-in tools and starts the journal bus and the dispatcher. */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -52,6 +54,7 @@ export interface ServiceOptions {
   executors?: ToolExecutor[];
   dispatcher?: Partial<DispatcherOptions>;
   busPollMs?: number;
+  bridge?: Partial<BridgeOptions>;
 }
 
 export function createServices(database: Database, logger: Logger, options: ServiceOptions = {}): Services {
@@ -63,12 +66,13 @@ export function createServices(database: Database, logger: Logger, options: Serv
   const bus = new JournalBus(database, logger, options.busPollMs);
   const chats = new ChatService(db);
   const builtIns = new BuiltInExecutor([...builtInTools(options.workspace), ...(options.extraTools ?? [])]);
+  const extensions = new ExtensionBridge(database, logger, options.bridge);
   const dispatcher = new Dispatcher(
     db,
     calls,
     runs,
     registry,
-    [builtIns, ...(options.executors ?? [])],
+    [builtIns, extensions.executor, ...(options.executors ?? [])],
     bus,
     logger,
     {
@@ -98,16 +102,19 @@ export function createServices(database: Database, logger: Logger, options: Serv
     worldInfo,
     context,
     models: new ModelService(db, runs, policy, calls, context),
+    extensions,
     async start() {
       // Building the tokenizer blocks the event loop for about a second; doing it now keeps that
       // pause out of the first tool call, where it would stall lease renewal.
       countTokens('warm up');
       for (const tool of builtIns.definitions) await registry.upsertBuiltIn(tool.spec);
       await bus.start();
+      await extensions.start();
       dispatcher.start();
     },
     async stop() {
       await dispatcher.stop();
+      await extensions.stop();
       await bus.stop();
     },
   };

@@ -29,6 +29,9 @@ export const tools = pgTable('tools', {
   enabled: boolean('enabled').notNull().default(true),
   /** Which extension or MCP server a tool belongs to; null for built-in and admin-registered tools. */
   owner: text('owner'),
+  /** Authoring niceties kept from the legacy ToolManager (extension tools set them). */
+  displayName: text('display_name'),
+  approvalTemplate: text('approval_template'),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -95,6 +98,9 @@ export interface ToolSnapshot {
   title: string;
   source: string;
   annotations: ToolAnnotations;
+  displayName?: string | null;
+  /** The tool's approval message template, filled with this call's arguments. */
+  approvalMessage?: string | null;
 }
 
 export interface DecisionRecord {
@@ -198,6 +204,7 @@ export const resourceLinks = pgTable(
   (t) => [uniqueIndex('resource_links_uri_run_idx').on(t.uri, t.runId)],
 );
 
+export * from './schema-bridge.js';
 export * from './schema-chat.js';
 export * from './schema-model.js';
 export * from './schema-workspace.js';

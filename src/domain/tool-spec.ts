@@ -91,4 +91,8 @@ export interface ToolSpec {
   budget: ToolBudget;
   source: ToolSource;
   enabled: boolean;
+  /** What people see for the tool, when it differs from `title` (legacy ToolManager). */
+  displayName?: string | null;
+  /** `{{argument}}` placeholders filled into the message approvers see (legacy ToolManager). */
+  approvalTemplate?: string | null;
 }

@@ -13,6 +13,7 @@ import './workspace.js';
 import './chat.js';
 import './provider.js';
 import './context-frame.js';
+import './extension.js';
 
 export const schema = builder.toSchema();
 

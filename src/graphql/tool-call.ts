@@ -33,7 +33,14 @@ const ApprovalRequestType = builder.objectRef<ToolCallRow>('ApprovalRequest').im
   fields: (t) => ({
     toolName: t.exposeString('name'),
     title: t.string({ resolve: (c) => c.tool?.title ?? c.name }),
+    displayName: t.string({ nullable: true, resolve: (c) => c.tool?.displayName ?? null }),
     argumentsSummary: t.string({ resolve: (c) => summarize(c.arguments) }),
+    message: t.string({
+      nullable: true,
+      description:
+        "The tool's approval message template filled with these arguments. Written by the tool's author (an extension), so it is shown next to argumentsSummary, never instead of it.",
+      resolve: (c) => c.tool?.approvalMessage ?? null,
+    }),
     argumentsHash: t.exposeString('argumentsHash', {
       description: 'Pass it back with the decision to bind it to these arguments.',
     }),

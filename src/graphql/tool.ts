@@ -55,6 +55,12 @@ export const ToolType = builder.objectRef<ToolSpec>('Tool').implement({
     budget: t.expose('budget', { type: ToolBudgetType, nullable: true }),
     source: t.expose('source', { type: ToolSourceEnum }),
     enabled: t.exposeBoolean('enabled'),
+    displayName: t.string({ nullable: true, resolve: (tool) => tool.displayName ?? null }),
+    approvalMessageTemplate: t.string({
+      nullable: true,
+      description: 'Plain text with {{argument}} placeholders; approvers see it filled in.',
+      resolve: (tool) => tool.approvalTemplate ?? null,
+    }),
   }),
 });
 

@@ -29,6 +29,8 @@ export function specOf(row: ToolRow): ToolSpec {
     budget: row.budget,
     source: row.source,
     enabled: row.enabled,
+    displayName: row.displayName,
+    approvalTemplate: row.approvalTemplate,
   };
 }
 

@@ -1,8 +1,9 @@
 import { and, asc, desc, eq, lt, or, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
-import { type DecisionRecord, toolCalls } from '../db/schema.js';
+import { type DecisionRecord, type ToolSnapshot, toolCalls } from '../db/schema.js';
 import type { Tx } from '../db/tx.js';
+import { renderApprovalMessage } from '../domain/approval-message.js';
 import { actorOf, type Principal } from '../domain/auth.js';
 import {
   approvalDenied,
@@ -19,6 +20,7 @@ import type { NewJournalEvent } from '../domain/journal-event.js';
 import { validateAgainst } from '../domain/json-schema.js';
 import { resolvePolicy } from '../domain/policy.js';
 import type { ToolError } from '../domain/tool-result.js';
+import type { ToolSpec } from '../domain/tool-spec.js';
 import { appendEvents } from '../journal/append.js';
 import { parseInput } from './parse-input.js';
 import type { PolicyService } from './policy-service.js';
@@ -40,6 +42,20 @@ export const requestToolCallInputSchema = z
     path: ['arguments'],
     message: 'must be at most 256 KiB of JSON',
   });
+
+/**
+ * What the tool was when the call was made. The approval message is rendered now, from these
+ * arguments, so the approver reads what this call will do even if the tool is re-registered.
+ */
+function snapshotOf(spec: ToolSpec, args: Record<string, unknown>): ToolSnapshot {
+  return {
+    title: spec.title,
+    source: spec.source,
+    annotations: spec.annotations,
+    displayName: spec.displayName ?? null,
+    approvalMessage: spec.approvalTemplate ? renderApprovalMessage(spec.approvalTemplate, args) : null,
+  };
+}
 
 export interface DecideInput {
   reason?: string | null;
@@ -161,7 +177,7 @@ export class ToolCallService {
           status: 'REQUESTED',
           approvalRequired: view?.approvalRequired ?? false,
           policyReason: view?.reason ?? null,
-          tool: spec ? { title: spec.title, source: spec.source, annotations: spec.annotations } : null,
+          tool: spec ? snapshotOf(spec, args) : null,
           timeoutMs: view?.budget.timeoutMs ?? null,
           maxOutputTokens: view?.budget.maxOutputTokens ?? null,
           requestedBy: actor,

@@ -182,6 +182,28 @@ const operations: Operation[] = [
     document: `{ modelRequest(runId: "${NIL}", provider: OPENAI_RESPONSES) { body } }`,
     allowed: READERS,
   },
+  { field: 'extensionTools', document: '{ extensionTools { name } }', allowed: ['EXTENSION'] },
+  {
+    field: 'registerExtensionTools',
+    document: 'mutation { registerExtensionTools(input: { tools: [] }) { name } }',
+    allowed: ['EXTENSION'],
+  },
+  {
+    field: 'unregisterExtensionTools',
+    document: 'mutation { unregisterExtensionTools(names: []) { name } }',
+    allowed: ['EXTENSION'],
+  },
+  {
+    field: 'answerExtensionInvocation',
+    document: `mutation { answerExtensionInvocation(callId: "${NIL}", result: { isError: true }) { status } }`,
+    allowed: ['EXTENSION'],
+  },
+  {
+    field: 'extensionInvocations',
+    document: 'subscription { extensionInvocations { callId } }',
+    allowed: ['EXTENSION'],
+    subscription: true,
+  },
   // Over SSE; an agent must name one of its own runs, so the bare subscription is refused to it.
   {
     field: 'journalEvents',

@@ -1,0 +1,104 @@
+import { callTimedOut } from '../../domain/call-results.js';
+import { parseExtensionToolName } from '../../domain/extension-tool.js';
+import { RecoverableToolError } from '../../domain/tool-errors.js';
+import type { ToolSpec } from '../../domain/tool-spec.js';
+import type { Invocation, ToolExecutor, ToolOutput } from '../../runtime/executor.js';
+import type { BridgeHub } from './hub.js';
+import type { InvocationRow, InvocationStore } from './invocations.js';
+
+const FALLBACK_TIMEOUT_MS = 60_000;
+
+/**
+ * The bridge ends a call a little before the dispatcher's own timer would, so that the timeout is
+ * decided by the same conditional update an answer races against: exactly one of them wins, and a
+ * late answer is refused rather than stored next to a timed-out call.
+ */
+const graceMs = (totalMs: number) => Math.min(1_000, Math.floor(totalMs / 10));
+
+/**
+ * Seed §13: "frontend bridge asks extension to execute". Runs an EXTENSION tool by handing the call
+ * to the extension's subscription (in whichever process holds it) and waiting, here, for the row
+ * to be answered, timed out, abandoned by a disconnect, or cancelled.
+ */
+export class ExtensionExecutor implements ToolExecutor {
+  constructor(
+    private readonly store: InvocationStore,
+    private readonly hub: BridgeHub,
+  ) {}
+
+  canExecute(spec: ToolSpec): boolean {
+    return spec.source === 'EXTENSION' && parseExtensionToolName(spec.name) !== null;
+  }
+
+  async execute(invocation: Invocation): Promise<ToolOutput> {
+    const { extensionId, localName } = parseExtensionToolName(invocation.spec.name)!;
+    const name = invocation.spec.name;
+    const started = Date.now();
+    const totalMs = invocation.deadline ? invocation.deadline.getTime() - started : FALLBACK_TIMEOUT_MS;
+    const deadline = started + totalMs - graceMs(totalMs);
+    const wake = this.hub.wake(invocation.callId, extensionId);
+    const onAbort = () => wake.poke();
+    invocation.signal.addEventListener('abort', onAbort);
+    try {
+      const created = await this.store.create({
+        callId: invocation.callId,
+        runId: invocation.run.id,
+        extensionId,
+        toolName: name,
+        localName,
+        arguments: invocation.arguments,
+        deadline: new Date(deadline),
+      });
+      if (!created) {
+        throw new RecoverableToolError(
+          'extension_not_connected',
+          `The tool ${name} is provided by the extension ${extensionId}, which is not connected, so it cannot run now. Continue without it or try again later.`,
+        );
+      }
+      for (;;) {
+        if (invocation.signal.aborted) {
+          await this.store.settle(invocation.callId, Date.now() >= deadline ? 'TIMED_OUT' : 'CANCELLED');
+          throw invocation.signal.reason;
+        }
+        const row = (await this.store.get(invocation.callId))!;
+        if (row.status !== 'PENDING') return outcome(row, name, extensionId, totalMs);
+        if (Date.now() >= deadline) {
+          await this.store.settle(invocation.callId, 'TIMED_OUT');
+          continue;
+        }
+        if (!(await this.store.connected(extensionId))) {
+          await this.store.settle(invocation.callId, 'DISCONNECTED');
+          continue;
+        }
+        await wake.next(deadline - Date.now());
+      }
+    } finally {
+      invocation.signal.removeEventListener('abort', onAbort);
+      wake.dispose();
+    }
+  }
+}
+
+function outcome(row: InvocationRow, name: string, extensionId: string, totalMs: number): ToolOutput {
+  switch (row.status) {
+    case 'ANSWERED': {
+      const answer = row.answer!;
+      return {
+        content: answer.content,
+        structured: answer.structured === null ? undefined : answer.structured,
+        isError: answer.isError,
+      };
+    }
+    case 'TIMED_OUT': {
+      const error = callTimedOut(name, totalMs);
+      throw new RecoverableToolError(error.code, error.message);
+    }
+    case 'DISCONNECTED':
+      throw new RecoverableToolError(
+        'extension_disconnected',
+        `The extension ${extensionId} disconnected before it answered the call to ${name}; it may or may not have acted on it.`,
+      );
+    default:
+      throw new RecoverableToolError('cancelled', `The call to ${name} was cancelled before it finished.`);
+  }
+}
