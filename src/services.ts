@@ -1,3 +1,6 @@
+import { type ConnectionOptions, defaultConnectionOptions } from './bridge/mcp/connection.js';
+import { McpExecutor } from './bridge/mcp/executor.js';
+import { McpConnectionManager } from './bridge/mcp/manager.js';
 import type { Database } from './db/client.js';
 import { countTokens } from './domain/tokens.js';
 import type { WorkspaceConfig } from './domain/workspace/config.js';
@@ -7,6 +10,7 @@ import { ChatService } from './runtime/chat-service.js';
 import { Dispatcher, type DispatcherOptions, defaultDispatcherOptions } from './runtime/dispatcher.js';
 import { BuiltInExecutor, type BuiltInTool, type ToolExecutor } from './runtime/executor.js';
 import { JournalService } from './runtime/journal-service.js';
+import { McpServerService } from './runtime/mcp-service.js';
 import { PolicyService } from './runtime/policy-service.js';
 import { RegistryService } from './runtime/registry-service.js';
 import { RunService } from './runtime/run-service.js';
@@ -34,7 +38,10 @@ export interface Services {
   chats: ChatService;
   skills: SkillService;
   worldInfo: WorldInfoService;
-  /** Registers the built-in tools and starts the journal bus and the dispatcher. */
+  /** MCP server configuration (admin) and this process's connections to the servers. */
+  mcpServers: McpServerService;
+  mcpConnections: McpConnectionManager;
+  /** Registers the built-in tools and starts the journal bus, the dispatcher and the MCP connections. */
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -48,6 +55,8 @@ export interface ServiceOptions {
   executors?: ToolExecutor[];
   dispatcher?: Partial<DispatcherOptions>;
   busPollMs?: number;
+  /** MCP connection timeouts and reconnect back-off. */
+  mcp?: Partial<ConnectionOptions>;
 }
 
 export function createServices(database: Database, logger: Logger, options: ServiceOptions = {}): Services {
@@ -59,12 +68,18 @@ export function createServices(database: Database, logger: Logger, options: Serv
   const bus = new JournalBus(database, logger, options.busPollMs);
   const chats = new ChatService(db);
   const builtIns = new BuiltInExecutor([...builtInTools(options.workspace), ...(options.extraTools ?? [])]);
+  const mcpServers = new McpServerService(db);
+  const mcpConnections = new McpConnectionManager(db, bus, logger, {
+    ...defaultConnectionOptions,
+    ...options.mcp,
+  });
+  mcpServers.onChange((name) => void mcpConnections.reconcile(name));
   const dispatcher = new Dispatcher(
     db,
     calls,
     runs,
     registry,
-    [builtIns, ...(options.executors ?? [])],
+    [builtIns, ...(options.executors ?? []), new McpExecutor(mcpConnections)],
     bus,
     logger,
     {
@@ -89,6 +104,8 @@ export function createServices(database: Database, logger: Logger, options: Serv
     chats,
     skills: new SkillService(db),
     worldInfo: new WorldInfoService(db, chats),
+    mcpServers,
+    mcpConnections,
     async start() {
       // Building the tokenizer blocks the event loop for about a second; doing it now keeps that
       // pause out of the first tool call, where it would stall lease renewal.
@@ -96,9 +113,11 @@ export function createServices(database: Database, logger: Logger, options: Serv
       for (const tool of builtIns.definitions) await registry.upsertBuiltIn(tool.spec);
       await bus.start();
       dispatcher.start();
+      await mcpConnections.start();
     },
     async stop() {
       await dispatcher.stop();
+      await mcpConnections.stop();
       await bus.stop();
     },
   };

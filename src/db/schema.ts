@@ -200,3 +200,4 @@ export const resourceLinks = pgTable(
 
 export * from './schema-chat.js';
 export * from './schema-workspace.js';
+export * from './schema-mcp.js';
