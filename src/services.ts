@@ -73,7 +73,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
     ...defaultConnectionOptions,
     ...options.mcp,
   });
-  mcpServers.onChange((name) => void mcpConnections.reconcile(name));
+  mcpServers.onChange((name) => mcpConnections.reconcile(name));
   const dispatcher = new Dispatcher(
     db,
     calls,

@@ -199,5 +199,5 @@ export const resourceLinks = pgTable(
 );
 
 export * from './schema-chat.js';
-export * from './schema-workspace.js';
 export * from './schema-mcp.js';
+export * from './schema-workspace.js';

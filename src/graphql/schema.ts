@@ -11,6 +11,7 @@ import './journal.js';
 import './resource.js';
 import './workspace.js';
 import './chat.js';
+import './mcp.js';
 
 export const schema = builder.toSchema();
 

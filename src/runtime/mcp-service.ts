@@ -24,12 +24,12 @@ export type McpToolRow = typeof mcpTools.$inferSelect;
  * (names, never env or header values), which is how every process learns to reconnect.
  */
 export class McpServerService {
-  private readonly listeners: Array<(name: string) => void> = [];
+  private readonly listeners: Array<(name: string) => Promise<void>> = [];
 
   constructor(private readonly db: Db) {}
 
   /** Called after each committed change, so this process reconciles without waiting for the bus. */
-  onChange(listener: (name: string) => void): void {
+  onChange(listener: (name: string) => Promise<void>): void {
     this.listeners.push(listener);
   }
 
@@ -81,7 +81,7 @@ export class McpServerService {
       await this.journal(tx, 'added', row, actor);
       return row;
     });
-    this.changed(created.name);
+    await this.changed(created.name);
     return created;
   }
 
@@ -101,7 +101,7 @@ export class McpServerService {
       await this.journal(tx, 'updated', row!, actor);
       return row!;
     });
-    this.changed(name);
+    await this.changed(name);
     return updated;
   }
 
@@ -118,7 +118,7 @@ export class McpServerService {
       await this.journal(tx, enabled ? 'enabled' : 'disabled', row, actor);
       return row;
     });
-    this.changed(name);
+    await this.changed(name);
     return changed;
   }
 
@@ -131,7 +131,7 @@ export class McpServerService {
       await tx.delete(mcpServers).where(eq(mcpServers.name, name));
       await this.journal(tx, 'removed', row, actor);
     });
-    this.changed(name);
+    await this.changed(name);
     return true;
   }
 
@@ -163,7 +163,7 @@ export class McpServerService {
     ]);
   }
 
-  private changed(name: string): void {
-    for (const listener of this.listeners) listener(name);
+  private async changed(name: string): Promise<void> {
+    await Promise.all(this.listeners.map((listener) => listener(name)));
   }
 }

@@ -48,7 +48,7 @@ export const defaultConnectionOptions: ConnectionOptions = {
 
 /** A server that keeps handing out cursors is cut off rather than listed forever. */
 const MAX_LIST_PAGES = 100;
-const STDERR_TAIL_CHARS = 600;
+const STDERR_TAIL_CHARS = 4_000;
 
 const CLIENT_INFO = { name: 'agent-tool-system', version: '0.1.0' };
 
@@ -295,9 +295,14 @@ export class McpConnection {
     this.status.nextRetryAt = null;
   }
 
+  /** The line of the server's stderr most likely to say what went wrong: the last error, else the last line. */
   private stderrNote(): string {
-    const tail = this.stderrTail.trim().split('\n').slice(-3).join(' | ');
-    return tail ? ` (stderr: ${tail})` : '';
+    const lines = this.stderrTail
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('at '));
+    const line = lines.findLast((l) => /error/i.test(l)) ?? lines.at(-1);
+    return line ? ` (stderr: ${line.slice(0, 300)})` : '';
   }
 
   private describe(error: unknown): string {

@@ -67,7 +67,8 @@ export class McpConnectionManager {
 
   status(config: McpServerConfig): McpServerStatus {
     const live = this.connections.get(config.name);
-    if (live && connectionKey(live.config) === connectionKey(config)) return { ...live.status };
+    if (live && config.enabled && connectionKey(live.config) === connectionKey(config))
+      return { ...live.status };
     return {
       state: config.enabled ? 'DISCONNECTED' : 'DISABLED',
       lastError: null,

@@ -80,7 +80,7 @@ export async function syncServerTools(
           const next = definition(mapped.spec);
           const changed = canonicalJson(next) !== canonicalJson(definition(existing));
           // Back after it disappeared (or after its server was removed and added again): offer it again.
-          const returning = !existing.enabled && (!before || !before.present || before.toolName === null);
+          const returning = !existing.enabled && (!before?.present || before.toolName === null);
           if (changed || returning) {
             await tx
               .update(tools)
