@@ -1,4 +1,7 @@
 import { type BridgeOptions, ExtensionBridge } from './bridge/extension/index.js';
+import { type ConnectionOptions, defaultConnectionOptions } from './bridge/mcp/connection.js';
+import { McpExecutor } from './bridge/mcp/executor.js';
+import { McpConnectionManager } from './bridge/mcp/manager.js';
 import type { Database } from './db/client.js';
 import { countTokens } from './domain/tokens.js';
 import type { WorkspaceConfig } from './domain/workspace/config.js';
@@ -9,6 +12,7 @@ import { ContextService } from './runtime/context-service.js';
 import { Dispatcher, type DispatcherOptions, defaultDispatcherOptions } from './runtime/dispatcher.js';
 import { BuiltInExecutor, type BuiltInTool, type ToolExecutor } from './runtime/executor.js';
 import { JournalService } from './runtime/journal-service.js';
+import { McpServerService } from './runtime/mcp-service.js';
 import { ModelService } from './runtime/model-service.js';
 import { PolicyService } from './runtime/policy-service.js';
 import { RegistryService } from './runtime/registry-service.js';
@@ -40,7 +44,10 @@ export interface Services {
   context: ContextService;
   models: ModelService;
   extensions: ExtensionBridge;
-  /** Registers the built-in tools and starts the journal bus and the dispatcher. */
+  /** MCP server configuration (admin) and this process's connections to the servers. */
+  mcpServers: McpServerService;
+  mcpConnections: McpConnectionManager;
+  /** Registers the built-in tools and starts the journal bus, the extension bridge, the dispatcher and the MCP connections. */
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -55,6 +62,8 @@ export interface ServiceOptions {
   dispatcher?: Partial<DispatcherOptions>;
   busPollMs?: number;
   bridge?: Partial<BridgeOptions>;
+  /** MCP connection timeouts and reconnect back-off. */
+  mcp?: Partial<ConnectionOptions>;
 }
 
 export function createServices(database: Database, logger: Logger, options: ServiceOptions = {}): Services {
@@ -67,12 +76,18 @@ export function createServices(database: Database, logger: Logger, options: Serv
   const chats = new ChatService(db);
   const builtIns = new BuiltInExecutor([...builtInTools(options.workspace), ...(options.extraTools ?? [])]);
   const extensions = new ExtensionBridge(database, logger, options.bridge);
+  const mcpServers = new McpServerService(db);
+  const mcpConnections = new McpConnectionManager(db, bus, logger, {
+    ...defaultConnectionOptions,
+    ...options.mcp,
+  });
+  mcpServers.onChange((name) => mcpConnections.reconcile(name));
   const dispatcher = new Dispatcher(
     db,
     calls,
     runs,
     registry,
-    [builtIns, extensions.executor, ...(options.executors ?? [])],
+    [builtIns, extensions.executor, ...(options.executors ?? []), new McpExecutor(mcpConnections)],
     bus,
     logger,
     {
@@ -103,6 +118,8 @@ export function createServices(database: Database, logger: Logger, options: Serv
     context,
     models: new ModelService(db, runs, policy, calls, context),
     extensions,
+    mcpServers,
+    mcpConnections,
     async start() {
       // Building the tokenizer blocks the event loop for about a second; doing it now keeps that
       // pause out of the first tool call, where it would stall lease renewal.
@@ -111,10 +128,12 @@ export function createServices(database: Database, logger: Logger, options: Serv
       await bus.start();
       await extensions.start();
       dispatcher.start();
+      await mcpConnections.start();
     },
     async stop() {
       await dispatcher.stop();
       await extensions.stop();
+      await mcpConnections.stop();
       await bus.stop();
     },
   };

@@ -10,9 +10,12 @@ export interface Command {
   path: string[];
   summary: string;
   usage: string;
-  options?: Record<string, { type: 'string' | 'boolean'; short?: string; description: string }>;
+  options?: Record<
+    string,
+    { type: 'string' | 'boolean'; short?: string; multiple?: boolean; description: string }
+  >;
   run(
-    args: { values: Record<string, string | boolean | undefined>; positionals: string[] },
+    args: { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] },
     services: Services,
     io: CliIo,
   ): Promise<number>;

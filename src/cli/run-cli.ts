@@ -5,10 +5,11 @@ import { DomainError } from '../domain/errors.js';
 import { createLogger } from '../logger.js';
 import { chatCommands } from './chat-commands.js';
 import { type CliIo, type Command, UsageError } from './command.js';
+import { mcpCommands } from './mcp-commands.js';
 import { tokenCommands } from './token-commands.js';
 import { workspaceCommands } from './workspace-commands.js';
 
-export const commands: Command[] = [...tokenCommands, ...workspaceCommands, ...chatCommands];
+export const commands: Command[] = [...tokenCommands, ...workspaceCommands, ...chatCommands, ...mcpCommands];
 
 function help(io: CliIo, command?: Command): void {
   if (command) {

@@ -206,5 +206,6 @@ export const resourceLinks = pgTable(
 
 export * from './schema-bridge.js';
 export * from './schema-chat.js';
+export * from './schema-mcp.js';
 export * from './schema-model.js';
 export * from './schema-workspace.js';

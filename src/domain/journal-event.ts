@@ -17,6 +17,8 @@ export const journalEventTypes = [
   'workspace_changed',
   'context_component_dropped',
   'bridge_answer_rejected',
+  'mcp_server_changed',
+  'mcp_tools_changed',
 ] as const;
 export type JournalEventType = (typeof journalEventTypes)[number];
 

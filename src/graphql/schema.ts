@@ -14,6 +14,7 @@ import './chat.js';
 import './provider.js';
 import './context-frame.js';
 import './extension.js';
+import './mcp.js';
 
 export const schema = builder.toSchema();
 

@@ -24,6 +24,8 @@ export interface DispatcherOptions {
   pollMs: number;
   /** A ready call this old was orphaned by its requester (crash between commit and dispatch). */
   orphanAfterMs: number;
+  /** However often a tool reports progress, a call ends after this long (or its own timeout, if longer). */
+  maxTotalTimeoutMs: number;
 }
 
 export const defaultDispatcherOptions: DispatcherOptions = {
@@ -31,6 +33,7 @@ export const defaultDispatcherOptions: DispatcherOptions = {
   defaultTimeoutMs: 60_000,
   pollMs: 1_000,
   orphanAfterMs: 5_000,
+  maxTotalTimeoutMs: 600_000,
 };
 
 type Outcome =
@@ -254,11 +257,18 @@ export class Dispatcher {
     };
 
     let timer: NodeJS.Timeout | undefined;
+    const started = Date.now();
+    const lastMoment = started + Math.max(timeoutMs, this.options.maxTotalTimeoutMs);
     const timedOut = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), timeoutMs);
+      invocation.progress = () => {
+        const next = Math.min(Date.now() + timeoutMs, lastMoment);
+        invocation.deadline = new Date(next);
+        clearTimeout(timer);
+        timer = setTimeout(() => resolve('timeout'), next - Date.now());
+      };
     });
     try {
-      const started = Date.now();
       const output = await Promise.race([executor.execute(invocation), timedOut]);
       if (output === 'timeout') {
         controller.abort(new Error('timeout'));

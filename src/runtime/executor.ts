@@ -29,7 +29,13 @@ export interface Invocation {
   arguments: Record<string, unknown>;
   /** Aborted on timeout, on run cancellation and on shutdown. */
   signal: AbortSignal;
+  /** When the call times out; `progress()` moves it. */
   deadline: Date | null;
+  /**
+   * The tool is alive and working (an MCP server reported progress): the timeout starts again,
+   * up to the dispatcher's maximum total time for a call.
+   */
+  progress?(): void;
   db: Db;
   /**
    * Runs `work` in one transaction; events given to `journal` commit with its writes or not at

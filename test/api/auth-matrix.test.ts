@@ -74,6 +74,30 @@ const operations: Operation[] = [
     document: 'mutation { revokeApiToken(id: "00000000-0000-0000-0000-000000000000") }',
     allowed: ['ADMIN'],
   },
+  { field: 'mcpServers', document: '{ mcpServers { name } }', allowed: ['ADMIN'] },
+  { field: 'mcpServer', document: '{ mcpServer(name: "nope") { name } }', allowed: ['ADMIN'] },
+  {
+    field: 'addMcpServer',
+    document:
+      'mutation { addMcpServer(input: { name: "m", transport: STREAMABLE_HTTP, url: "http://127.0.0.1:9/mcp", enabled: false }) { name } }',
+    allowed: ['ADMIN'],
+  },
+  {
+    field: 'updateMcpServer',
+    document: 'mutation { updateMcpServer(name: "nope", input: { args: ["x"] }) { name } }',
+    allowed: ['ADMIN'],
+  },
+  {
+    field: 'setMcpServerEnabled',
+    document: 'mutation { setMcpServerEnabled(name: "nope", enabled: false) { name } }',
+    allowed: ['ADMIN'],
+  },
+  { field: 'removeMcpServer', document: 'mutation { removeMcpServer(name: "nope") }', allowed: ['ADMIN'] },
+  {
+    field: 'refreshMcpServer',
+    document: 'mutation { refreshMcpServer(name: "nope") { changes { added } } }',
+    allowed: ['ADMIN'],
+  },
   { field: 'run', document: `{ run(id: "${NIL}") { id } }`, allowed: READERS },
   { field: 'runs', document: '{ runs { edges { node { id } } } }', allowed: READERS },
   { field: 'toolCall', document: `{ toolCall(id: "${NIL}") { id } }`, allowed: READERS },

@@ -1,0 +1,142 @@
+import { asc, eq } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { mcpServers } from '../../db/schema.js';
+import { canonicalJson } from '../../domain/canonical-json.js';
+import { notFound } from '../../domain/errors.js';
+import type { McpServerConfig } from '../../domain/mcp-server.js';
+import type { JournalBus } from '../../journal/bus.js';
+import type { Logger } from '../../logger.js';
+import {
+  type ConnectionOptions,
+  defaultConnectionOptions,
+  McpConnection,
+  type McpServerStatus,
+} from './connection.js';
+import type { SyncChanges } from './registry-sync.js';
+
+const connectionKey = (c: McpServerConfig) =>
+  canonicalJson([c.transport, c.command, c.args, c.env, c.cwd, c.url, c.headers]);
+
+/**
+ * This process's connections, one per enabled server. Configuration lives in the database; a
+ * change made by any process is journaled (`mcp_server_changed`) and every process reconciles
+ * its own connection when the event reaches it, so several processes on one Postgres each hold
+ * their own connection to each server.
+ */
+export class McpConnectionManager {
+  private readonly connections = new Map<string, McpConnection>();
+  /** Reconciliations of one server run one after another. */
+  private readonly queues = new Map<string, Promise<void>>();
+  private unsubscribe: (() => void) | null = null;
+  private started = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly bus: JournalBus,
+    private readonly logger: Logger,
+    private readonly options: ConnectionOptions = defaultConnectionOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    this.started = true;
+    this.unsubscribe = this.bus.subscribe((events) => {
+      for (const event of events) {
+        if (event.type === 'mcp_server_changed' && typeof event.payload.name === 'string')
+          void this.reconcile(event.payload.name);
+      }
+    });
+    const rows = await this.db
+      .select({ name: mcpServers.name })
+      .from(mcpServers)
+      .orderBy(asc(mcpServers.name));
+    await Promise.all(rows.map((r) => this.reconcile(r.name)));
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    this.unsubscribe?.();
+    await Promise.allSettled([...this.queues.values()]);
+    await Promise.allSettled([...this.connections.values()].map((c) => c.close()));
+    this.connections.clear();
+  }
+
+  /** The live connection to a server in this process, if there is one. */
+  connection(name: string): McpConnection | undefined {
+    return this.connections.get(name);
+  }
+
+  status(config: McpServerConfig): McpServerStatus {
+    const live = this.connections.get(config.name);
+    if (live && config.enabled && connectionKey(live.config) === connectionKey(config))
+      return { ...live.status };
+    return {
+      state: config.enabled ? 'DISCONNECTED' : 'DISABLED',
+      lastError: null,
+      lastErrorAt: null,
+      connectedAt: null,
+      toolCount: 0,
+      failures: 0,
+      nextRetryAt: null,
+      serverVersion: null,
+    };
+  }
+
+  /** Brings this process's connection in line with the stored config (no-op when it already is). */
+  reconcile(name: string): Promise<void> {
+    if (!this.started) return Promise.resolve();
+    const previous = this.queues.get(name) ?? Promise.resolve();
+    const next = previous
+      .then(() => this.reconcileNow(name))
+      .catch((error: unknown) => this.logger.error({ err: error, server: name }, 'MCP reconcile failed'));
+    this.queues.set(name, next);
+    void next.finally(() => {
+      if (this.queues.get(name) === next) this.queues.delete(name);
+    });
+    return next;
+  }
+
+  private async reconcileNow(name: string): Promise<void> {
+    if (!this.started) return;
+    const config = await this.load(name);
+    const current = this.connections.get(name);
+    if (current && config?.enabled && connectionKey(current.config) === connectionKey(config)) return;
+    if (current) {
+      this.connections.delete(name);
+      await current.close();
+    }
+    if (!config?.enabled || !this.started) return;
+    const connection = new McpConnection(config, this.db, this.logger, this.options);
+    this.connections.set(name, connection);
+    void connection.connect();
+  }
+
+  /**
+   * Lists the server's tools again now. In the server process this uses (or re-establishes, without
+   * waiting for the back-off) its live connection; elsewhere (the CLI) it connects once and closes.
+   */
+  async refresh(name: string): Promise<{ status: McpServerStatus; changes: SyncChanges | null }> {
+    const config = await this.load(name);
+    if (!config) throw notFound(`no MCP server named ${name}`);
+    if (!this.started) {
+      const once = new McpConnection(config, this.db, this.logger, this.options, false);
+      try {
+        await once.connect();
+        return { status: { ...once.status }, changes: once.lastChanges };
+      } finally {
+        await once.close(once.status.state);
+      }
+    }
+    await this.reconcile(name);
+    const connection = this.connections.get(name);
+    if (!connection) return { status: this.status(config), changes: null };
+    if (connection.connected)
+      return { status: { ...connection.status }, changes: await connection.refresh() };
+    await connection.connect();
+    return { status: { ...connection.status }, changes: connection.lastChanges };
+  }
+
+  private async load(name: string): Promise<McpServerConfig | null> {
+    const [row] = await this.db.select().from(mcpServers).where(eq(mcpServers.name, name));
+    return row ?? null;
+  }
+}
