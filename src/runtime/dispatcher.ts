@@ -26,6 +26,12 @@ export interface DispatcherOptions {
   orphanAfterMs: number;
   /** However often a tool reports progress, a call ends after this long (or its own timeout, if longer). */
   maxTotalTimeoutMs: number;
+  /**
+   * After a timeout aborts a call, how long its executor may take to say how it ended. An executor
+   * that races an answer against the deadline (the extension bridge) reports the side that won, so
+   * an answer accepted at the last moment is applied instead of being acknowledged and dropped.
+   */
+  settleAfterAbortMs: number;
 }
 
 export const defaultDispatcherOptions: DispatcherOptions = {
@@ -34,6 +40,7 @@ export const defaultDispatcherOptions: DispatcherOptions = {
   pollMs: 1_000,
   orphanAfterMs: 5_000,
   maxTotalTimeoutMs: 600_000,
+  settleAfterAbortMs: 1_000,
 };
 
 type Outcome =
@@ -269,10 +276,16 @@ export class Dispatcher {
       };
     });
     try {
-      const output = await Promise.race([executor.execute(invocation), timedOut]);
+      const execution = executor.execute(invocation);
+      let output = await Promise.race([execution, timedOut]);
       if (output === 'timeout') {
         controller.abort(new Error('timeout'));
-        return failed(call, callTimedOut(call.name, timeoutMs));
+        const late = await settleWithin(execution, this.options.settleAfterAbortMs);
+        const reported = late?.error instanceof RecoverableToolError || late?.error instanceof SystemFailure;
+        if (!late || (late.error !== undefined && !reported))
+          return failed(call, callTimedOut(call.name, timeoutMs));
+        if (late.error !== undefined) throw late.error;
+        output = late.value as ToolOutput;
       }
       const result = await shapeResult(
         call.id,
@@ -448,4 +461,26 @@ export class Dispatcher {
 
 function failed(call: ToolCallRow, error: ToolError, structured?: unknown): Outcome {
   return { status: 'FAILED', error, result: errorResult(call.id, error, structured) };
+}
+
+/** How a promise ended, if it ends within `ms`; null if it is still running then. */
+async function settleWithin<T>(
+  promise: Promise<T>,
+  ms: number,
+): Promise<{ value: T; error?: undefined } | { value?: undefined; error: unknown } | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  try {
+    return await Promise.race([
+      promise.then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      ),
+      expired,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

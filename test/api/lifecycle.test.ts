@@ -163,6 +163,19 @@ describe('tool call lifecycle, event by event', () => {
     ]);
   });
 
+  test('an answer its executor accepted as the deadline passed is applied, not dropped', async ({
+    services,
+  }) => {
+    await allow(services, 'test.*', { budget: { timeoutMs: 100 } });
+    const run = await newRun(services);
+    const call = await services.calls.request(
+      { runId: run.id, name: 'test.answers_at_deadline', arguments: {} },
+      agent,
+    );
+    expect(call.status).toBe('COMPLETED');
+    expect(call.result?.content).toEqual([{ type: 'text', text: 'answered in time' }]);
+  });
+
   test('a policy violation fails the run under FAIL_RUN', async ({ services }) => {
     const run = await newRun(services);
     const call = await services.calls.request(

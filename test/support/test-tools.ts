@@ -45,6 +45,12 @@ export const testTools: BuiltInTool[] = [
       return { content: [{ type: 'text', text: 'slept' }] };
     },
   ),
+  // Stands for an executor that settles its own race with the deadline: its answer won just as the
+  // dispatcher's timer fired, and it says so when aborted.
+  tool('test.answers_at_deadline', {}, async (inv) => {
+    await new Promise((resolve) => inv.signal.addEventListener('abort', resolve, { once: true }));
+    return { content: [{ type: 'text', text: 'answered in time' }] };
+  }),
   tool('test.fail_recoverable', {}, async () => {
     throw new RecoverableToolError('no_hits', 'Nothing matched; try another query.');
   }),

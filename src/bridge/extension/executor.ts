@@ -58,6 +58,9 @@ export class ExtensionExecutor implements ToolExecutor {
       for (;;) {
         if (invocation.signal.aborted) {
           await this.store.settle(invocation.callId, Date.now() >= deadline ? 'TIMED_OUT' : 'CANCELLED');
+          // An answer that committed first wins; the dispatcher waits briefly for exactly this.
+          const settled = (await this.store.get(invocation.callId))!;
+          if (settled.status === 'ANSWERED') return outcome(settled, name, extensionId, totalMs);
           throw invocation.signal.reason;
         }
         const row = (await this.store.get(invocation.callId))!;
