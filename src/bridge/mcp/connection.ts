@@ -32,6 +32,20 @@ export interface McpServerStatus {
   serverVersion: string | null;
 }
 
+/** A server this process has not (yet) connected to. */
+export function idleStatus(state: ConnectionState): McpServerStatus {
+  return {
+    state,
+    lastError: null,
+    lastErrorAt: null,
+    connectedAt: null,
+    toolCount: 0,
+    failures: 0,
+    nextRetryAt: null,
+    serverVersion: null,
+  };
+}
+
 export interface ConnectionOptions {
   connectTimeoutMs: number;
   listTimeoutMs: number;
@@ -73,16 +87,7 @@ export class McpConnection {
   private refreshAgain = false;
   /** What the latest listing changed in the registry (null before the first). */
   lastChanges: SyncChanges | null = null;
-  readonly status: McpServerStatus = {
-    state: 'CONNECTING',
-    lastError: null,
-    lastErrorAt: null,
-    connectedAt: null,
-    toolCount: 0,
-    failures: 0,
-    nextRetryAt: null,
-    serverVersion: null,
-  };
+  readonly status: McpServerStatus = idleStatus('CONNECTING');
 
   constructor(
     readonly config: McpServerConfig,

@@ -9,6 +9,7 @@ import type { Logger } from '../../logger.js';
 import {
   type ConnectionOptions,
   defaultConnectionOptions,
+  idleStatus,
   McpConnection,
   type McpServerStatus,
 } from './connection.js';
@@ -69,16 +70,7 @@ export class McpConnectionManager {
     const live = this.connections.get(config.name);
     if (live && config.enabled && connectionKey(live.config) === connectionKey(config))
       return { ...live.status };
-    return {
-      state: config.enabled ? 'DISCONNECTED' : 'DISABLED',
-      lastError: null,
-      lastErrorAt: null,
-      connectedAt: null,
-      toolCount: 0,
-      failures: 0,
-      nextRetryAt: null,
-      serverVersion: null,
-    };
+    return idleStatus(config.enabled ? 'DISCONNECTED' : 'DISABLED');
   }
 
   /** Brings this process's connection in line with the stored config (no-op when it already is). */
