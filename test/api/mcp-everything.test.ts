@@ -76,4 +76,31 @@ describe('MCP against the published reference server (@modelcontextprotocol/serv
       { type: 'text', text: 'Long running operation completed. Duration: 2.5 seconds, Steps: 5.' },
     ]);
   });
+
+  test('a tool that throws is an error result the model reads; embedded resources become refs; sampling is never offered', async ({
+    services,
+  }) => {
+    await addServer(services, everythingServer('ev'));
+    await waitForState(services, 'ev', 'CONNECTED');
+    await allowMcp(services, 'mcp.ev.*', { timeoutMs: 5_000 });
+    // This client declares no sampling capability (seed §2), so the server does not offer the tool.
+    expect(await services.registry.get('mcp.ev.trigger-sampling-request')).toBeNull();
+
+    const failed = await callApproved(services, 'mcp.ev.get-resource-reference', { resourceId: 1.5 });
+    expect(failed.status).toBe('COMPLETED');
+    expect(failed.result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: expect.stringContaining('Invalid resourceId: 1.5') }],
+    });
+
+    const reference = await callApproved(
+      services,
+      'mcp.ev.get-resource-reference',
+      { resourceId: 2 },
+      failed.runId,
+    );
+    expect(reference.status).toBe('COMPLETED');
+    expect(reference.result!.content.map((p) => p.type)).toContain('resource_ref');
+    expect(reference.result!.resourceRefs.length).toBeGreaterThan(0);
+  });
 });
