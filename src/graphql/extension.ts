@@ -1,7 +1,7 @@
-import type { InvocationRow } from '../bridge/extension/index.js';
+import type { ExtensionConnectionRow, InvocationRow } from '../bridge/extension/index.js';
 import { bridgeInvocationStatuses } from '../db/schema.js';
 import { extensionAnswerSchema, registerExtensionToolsInputSchema } from '../domain/extension-tool.js';
-import { builder } from './builder.js';
+import { builder, scopes } from './builder.js';
 import { ToolAnnotationsInput, ToolType } from './tool.js';
 
 /** Only extension tokens use the bridge, and each only for its own extension (the token names it). */
@@ -66,7 +66,24 @@ const ExtensionResultInput = builder.inputType('ExtensionResultInput', {
   }),
 });
 
+const ExtensionConnectionType = builder.objectRef<ExtensionConnectionRow>('ExtensionConnection').implement({
+  description:
+    'A live extensionInvocations subscription, in whichever server process holds it. Its lease is renewed while it lasts.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    extensionId: t.exposeString('extensionId'),
+    connectedAt: t.expose('connectedAt', { type: 'DateTime' }),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
+  }),
+});
+
 builder.queryFields((t) => ({
+  extensionConnections: t.field({
+    type: [ExtensionConnectionType],
+    description: 'Which extensions are connected now, across all server processes.',
+    authScopes: scopes.people,
+    resolve: (_root, _args, ctx) => ctx.services.extensions.store.liveConnections(),
+  }),
   extensionTools: t.field({
     type: [ToolType],
     description:

@@ -206,6 +206,11 @@ const operations: Operation[] = [
     document: `{ modelRequest(runId: "${NIL}", provider: OPENAI_RESPONSES) { body } }`,
     allowed: READERS,
   },
+  {
+    field: 'extensionConnections',
+    document: '{ extensionConnections { extensionId } }',
+    allowed: ['ADMIN', 'APPROVER', 'VIEWER'],
+  },
   { field: 'extensionTools', document: '{ extensionTools { name } }', allowed: ['EXTENSION'] },
   {
     field: 'registerExtensionTools',

@@ -483,6 +483,27 @@ describe('extension tool dispatch over the bridge', () => {
   });
 });
 
+describe('extension connections', () => {
+  test('people see which extensions are connected, across processes, until the subscription ends', async ({
+    testDb,
+  }) => {
+    const { node, dice } = await setup(testDb);
+    const viewer = (await node.services.tokens.create({ name: 'dashboard', role: 'VIEWER' })).secret;
+    const connections = async () => {
+      const res = await node.gql(viewer, '{ extensionConnections { extensionId connectedAt expiresAt } }');
+      expect(res.errors).toBeUndefined();
+      return res.data!.extensionConnections as Array<{ extensionId: string }>;
+    };
+    expect(await connections()).toEqual([]);
+
+    const client = await connect(node, dice, 'dice');
+    expect((await connections()).map((c) => c.extensionId)).toEqual(['dice']);
+
+    await client.close();
+    await waitFor(async () => (await connections()).length === 0);
+  });
+});
+
 describe('extension answers', () => {
   test("answering another extension's call is NOT_FOUND, journaled, and changes nothing", async ({
     testDb,

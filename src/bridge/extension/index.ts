@@ -8,7 +8,7 @@ import { type InvocationRow, InvocationStore } from './invocations.js';
 import { ExtensionToolService } from './tools.js';
 
 export type { BridgeOptions } from './hub.js';
-export type { InvocationRow } from './invocations.js';
+export type { ExtensionConnectionRow, InvocationRow } from './invocations.js';
 
 /** The extension tool bridge of one process: registration, dispatch, answers and connections. */
 export class ExtensionBridge {

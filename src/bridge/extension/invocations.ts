@@ -1,8 +1,10 @@
-import { and, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { type BridgeInvocationStatus, bridgeInvocations, extensionConnections } from '../../db/schema.js';
 import type { Executor } from '../../db/tx.js';
 import { signal } from './signals.js';
+
+export type ExtensionConnectionRow = typeof extensionConnections.$inferSelect;
 
 export type InvocationRow = typeof bridgeInvocations.$inferSelect;
 export type NewInvocation = Pick<
@@ -32,6 +34,15 @@ export class InvocationStore {
       )
       .limit(1);
     return row !== undefined;
+  }
+
+  /** Every live subscription in any process, for people watching the bridge. */
+  async liveConnections(): Promise<ExtensionConnectionRow[]> {
+    return this.db
+      .select()
+      .from(extensionConnections)
+      .where(gt(extensionConnections.expiresAt, sql`now()`))
+      .orderBy(asc(extensionConnections.extensionId), asc(extensionConnections.connectedAt));
   }
 
   /** Which of these extensions have a live connection anywhere. */
