@@ -146,18 +146,8 @@ export class ToolCallService {
     const spec = await this.registry.get(input.name);
 
     const { call, ready } = await this.db.transaction(async (tx) => {
-      const run = await this.runs.lock(tx, input.runId);
-      assertMayRead(principal, run);
-      const existing = await this.findRepeat(tx, run.id, input.providerCallId, input.idempotencyKey);
-      if (existing) {
-        if (existing.argumentsHash !== argumentsHash || existing.name !== input.name) {
-          throw conflict(`call ${existing.id} was already requested with this id but other arguments`, {
-            callId: existing.id,
-          });
-        }
-        return { call: existing, ready: false };
-      }
-      if (run.status !== 'RUNNING') throw conflict(`run ${run.id} is ${run.status}`, { status: run.status });
+      const { run, existing } = await this.open(tx, principal, { ...input, argumentsHash });
+      if (existing) return { call: existing, ready: false };
 
       const context = { userId: run.userId, profileId: run.profileId, planNodeId: run.planNodeId };
       const usage = await this.runs.usage(tx, run);
@@ -186,20 +176,7 @@ export class ToolCallService {
         })
         .returning();
       const call = created!;
-      const events: NewJournalEvent[] = [
-        {
-          type: 'tool_call_requested',
-          runId: run.id,
-          callId: call.id,
-          actor,
-          payload: {
-            name: call.name,
-            argumentsHash,
-            arguments: summarize(args),
-            providerCallId: call.providerCallId,
-          },
-        },
-      ];
+      const events: NewJournalEvent[] = [requestedEvent(call, args, actor)];
       const refuse = async (error: ToolError, structured?: unknown) => {
         const [failed] = await tx
           .update(toolCalls)
@@ -286,18 +263,8 @@ export class ToolCallService {
     const argumentsHash = hashArguments(input.arguments);
     const actor = actorOf(principal);
     return this.db.transaction(async (tx) => {
-      const run = await this.runs.lock(tx, input.runId);
-      assertMayRead(principal, run);
-      const existing = await this.findRepeat(tx, run.id, input.providerCallId, null);
-      if (existing) {
-        if (existing.argumentsHash !== argumentsHash || existing.name !== input.name) {
-          throw conflict(`call ${existing.id} was already requested with this id but other arguments`, {
-            callId: existing.id,
-          });
-        }
-        return existing;
-      }
-      if (run.status !== 'RUNNING') throw conflict(`run ${run.id} is ${run.status}`, { status: run.status });
+      const { run, existing } = await this.open(tx, principal, { ...input, argumentsHash });
+      if (existing) return existing;
       const now = new Date();
       const [created] = await tx
         .insert(toolCalls)
@@ -321,22 +288,42 @@ export class ToolCallService {
         .where(eq(toolCalls.id, call.id))
         .returning();
       await appendEvents(tx, [
-        {
-          type: 'tool_call_requested',
-          runId: run.id,
-          callId: call.id,
-          actor,
-          payload: {
-            name: call.name,
-            argumentsHash,
-            arguments: summarize(input.arguments),
-            providerCallId: call.providerCallId,
-          },
-        },
+        requestedEvent(call, input.arguments, actor),
         { type: 'tool_call_failed', runId: run.id, callId: call.id, actor, payload: { error: input.error } },
       ]);
       return failed!;
     });
+  }
+
+  /**
+   * Every request starts the same way: the run's row lock, the caller's right to the run, and the
+   * answer to a repeat (same provider call id or idempotency key): the recorded call if it asked
+   * for the same thing, CONFLICT if not. Only a RUNNING run takes new calls.
+   */
+  private async open(
+    tx: Tx,
+    principal: Principal,
+    input: {
+      runId: string;
+      name: string;
+      argumentsHash: string;
+      providerCallId?: string | null;
+      idempotencyKey?: string | null;
+    },
+  ): Promise<{ run: RunRow; existing: ToolCallRow | null }> {
+    const run = await this.runs.lock(tx, input.runId);
+    assertMayRead(principal, run);
+    const existing = await this.findRepeat(tx, run.id, input.providerCallId, input.idempotencyKey);
+    if (existing) {
+      if (existing.argumentsHash !== input.argumentsHash || existing.name !== input.name) {
+        throw conflict(`call ${existing.id} was already requested with this id but other arguments`, {
+          callId: existing.id,
+        });
+      }
+      return { run, existing };
+    }
+    if (run.status !== 'RUNNING') throw conflict(`run ${run.id} is ${run.status}`, { status: run.status });
+    return { run, existing: null };
   }
 
   private async findRepeat(
@@ -477,4 +464,19 @@ export class ToolCallService {
   runOf(call: ToolCallRow): Promise<RunRow | null> {
     return this.runs.get(call.runId);
   }
+}
+
+function requestedEvent(call: ToolCallRow, args: unknown, actor: string): NewJournalEvent {
+  return {
+    type: 'tool_call_requested',
+    runId: call.runId,
+    callId: call.id,
+    actor,
+    payload: {
+      name: call.name,
+      argumentsHash: call.argumentsHash,
+      arguments: summarize(args),
+      providerCallId: call.providerCallId,
+    },
+  };
 }
