@@ -3,7 +3,7 @@ import { describe, expect } from 'vitest';
 import { extensionConnections } from '../../src/db/schema.js';
 import type { Services } from '../../src/services.js';
 import { ExtensionClient, type Node, startNode } from '../support/extension.js';
-import { dbTest as test } from '../support/fixtures.js';
+import { dbTest } from '../support/fixtures.js';
 import { agent, allow, approver, eventTypes, newRun, waitFor } from '../support/lifecycle.js';
 
 const REGISTER = `mutation($input: RegisterExtensionToolsInput!) {
@@ -55,6 +55,23 @@ async function setup(testDb: Parameters<typeof startNode>[0]): Promise<Setup> {
   return { node, services: node.services, dice, cards };
 }
 
+const test = dbTest.extend<{ bridge: Setup }>({
+  bridge: async ({ testDb }, use) => use(await setup(testDb)),
+});
+
+/** How most dispatch tests begin: dice connected and allowed, a roll requested and handed to it. */
+async function rollHandedOver({ node, services, dice }: Setup, rule: Record<string, unknown> = {}) {
+  const client = await connect(node, dice, 'dice');
+  await allowDice(services, rule);
+  const run = await newRun(services);
+  const pending = services.calls.request(
+    { runId: run.id, name: 'ext.dice.roll', arguments: { sides: 6 } },
+    agent,
+  );
+  const invocation = await client.next();
+  return { client, run, pending, invocation };
+}
+
 async function connect(node: Node, token: string, extensionId: string): Promise<ExtensionClient> {
   const client = new ExtensionClient(node.url, token);
   await waitFor(() => node.services.extensions.store.connected(extensionId));
@@ -67,9 +84,9 @@ async function allowDice(services: Services, extra: Record<string, unknown> = {}
 
 describe('extension tool registration', () => {
   test('tools are namespaced under the extension, marked EXTENSION, and listed only to their owner', async ({
-    testDb,
+    bridge,
   }) => {
-    const { node, dice, cards } = await setup(testDb);
+    const { node, dice, cards } = bridge;
     const mine = await node.gql(dice, '{ extensionTools { name title displayName source enabled } }');
     expect(mine.data.extensionTools).toEqual([
       { name: 'ext.dice.echo', title: 'echo', displayName: null, source: 'EXTENSION', enabled: true },
@@ -88,9 +105,9 @@ describe('extension tool registration', () => {
   });
 
   test('a name with a dot is refused, so no extension can reach another namespace or a built-in', async ({
-    testDb,
+    bridge,
   }) => {
-    const { node, services, cards } = await setup(testDb);
+    const { node, services, cards } = bridge;
     for (const name of ['ext.dice.roll', 'workspace.read_file', '../roll']) {
       const res = await node.gql(cards, REGISTER, { input: { tools: [{ ...echo, name }] } });
       expect(codeOf(res)).toBe('BAD_USER_INPUT');
@@ -107,9 +124,9 @@ describe('extension tool registration', () => {
   });
 
   test('a name in its namespace that the extension does not own (registered by an admin) is a CONFLICT', async ({
-    testDb,
+    bridge,
   }) => {
-    const { node, services, dice } = await setup(testDb);
+    const { node, services, dice } = bridge;
     await services.registry.register({
       name: 'ext.dice.admin_made',
       title: 'Admin',
@@ -126,9 +143,9 @@ describe('extension tool registration', () => {
   });
 
   test("an extension cannot unregister another's tool; unregistering its own disables it and keeps its calls", async ({
-    testDb,
+    bridge,
   }) => {
-    const { node, services, dice, cards } = await setup(testDb);
+    const { node, services, dice, cards } = bridge;
     const foreign = await node.gql(cards, 'mutation { unregisterExtensionTools(names: ["roll"]) { name } }');
     expect(codeOf(foreign)).toBe('NOT_FOUND');
     expect((await services.registry.get('ext.dice.roll'))!.enabled).toBe(true);
@@ -153,8 +170,8 @@ describe('extension tool registration', () => {
     expect(await services.calls.get(before.id)).toMatchObject({ name: 'ext.dice.echo' });
   });
 
-  test('replace unregisters the tools left out; registering again brings one back', async ({ testDb }) => {
-    const { node, services, dice } = await setup(testDb);
+  test('replace unregisters the tools left out; registering again brings one back', async ({ bridge }) => {
+    const { node, services, dice } = bridge;
     await node.gql(dice, REGISTER, { input: { tools: [roll], replace: true } });
     expect((await services.registry.get('ext.dice.echo'))!.enabled).toBe(false);
     expect((await services.registry.get('ext.dice.roll'))!.enabled).toBe(true);
@@ -162,8 +179,8 @@ describe('extension tool registration', () => {
     expect((await services.registry.get('ext.dice.echo'))!.enabled).toBe(true);
   });
 
-  test('re-registering keeps how an admin governs the tool', async ({ testDb }) => {
-    const { node, services, dice } = await setup(testDb);
+  test('re-registering keeps how an admin governs the tool', async ({ bridge }) => {
+    const { node, services, dice } = bridge;
     await services.registry.update('ext.dice.roll', {
       permission: 'APPROVAL_REQUIRED',
       budget: { timeoutMs: 5000 },
@@ -179,9 +196,9 @@ describe('extension tool registration', () => {
 
 describe('extension tool policy', () => {
   test('extension tools are invisible until a policy allows them, then need approval by default', async ({
-    testDb,
+    bridge,
   }) => {
-    const { services } = await setup(testDb);
+    const { services } = bridge;
     const view = async () =>
       (await services.policy.effectiveTools({ profileId: 'p1' })).find(
         (t) => t.tool.name === 'ext.dice.roll',
@@ -198,9 +215,9 @@ describe('extension tool policy', () => {
   });
 
   test('approvers see the display name and the filled approval message next to the real arguments', async ({
-    testDb,
+    bridge,
   }) => {
-    const { node, services, dice } = await setup(testDb);
+    const { node, services, dice } = bridge;
     const client = await connect(node, dice, 'dice');
     await allow(services, 'ext.dice.*');
     const run = await newRun(services);
@@ -242,17 +259,10 @@ describe('extension tool policy', () => {
 
 describe('extension tool dispatch over the bridge', () => {
   test('the extension receives the invocation on its subscription and its answer completes the call', async ({
-    testDb,
+    bridge,
   }) => {
-    const { node, services, dice } = await setup(testDb);
-    const client = await connect(node, dice, 'dice');
-    await allowDice(services);
-    const run = await newRun(services);
-    const pending = services.calls.request(
-      { runId: run.id, name: 'ext.dice.roll', arguments: { sides: 6 } },
-      agent,
-    );
-    const invocation = await client.next();
+    const { services } = bridge;
+    const { client, pending, invocation } = await rollHandedOver(bridge);
     expect(invocation).toMatchObject({
       toolName: 'ext.dice.roll',
       name: 'roll',
@@ -283,17 +293,10 @@ describe('extension tool dispatch over the bridge', () => {
   });
 
   test('an error result from the extension completes the call as an error the model reads', async ({
-    testDb,
+    bridge,
   }) => {
-    const { node, services, dice } = await setup(testDb);
-    const client = await connect(node, dice, 'dice');
-    await allowDice(services);
-    const run = await newRun(services);
-    const pending = services.calls.request(
-      { runId: run.id, name: 'ext.dice.roll', arguments: { sides: 6 } },
-      agent,
-    );
-    const invocation = await client.next();
+    const { node, dice } = bridge;
+    const { pending, invocation } = await rollHandedOver(bridge);
     await node.gql(dice, ANSWER, {
       callId: invocation.callId,
       result: { content: [{ type: 'text', text: 'The dice fell off the table.' }], isError: true },
@@ -308,8 +311,9 @@ describe('extension tool dispatch over the bridge', () => {
 
   test('across processes: connected to one, dispatched by another, answered through a third', async ({
     testDb,
+    bridge,
   }) => {
-    const { node: a, services, dice } = await setup(testDb);
+    const { node: a, services, dice } = bridge;
     const b = await startNode(testDb, true);
     const c = await startNode(testDb, true);
     const client = await connect(a, dice, 'dice');
@@ -335,9 +339,9 @@ describe('extension tool dispatch over the bridge', () => {
   });
 
   test('with no client of the extension connected the call ends at once as extension_not_connected', async ({
-    testDb,
+    bridge,
   }) => {
-    const { services } = await setup(testDb);
+    const { services } = bridge;
     await allowDice(services);
     const run = await newRun(services);
     const call = await services.calls.request(
@@ -356,17 +360,10 @@ describe('extension tool dispatch over the bridge', () => {
   });
 
   test('no answer before the deadline: a recoverable timeout; the late answer is refused and journaled', async ({
-    testDb,
+    bridge,
   }) => {
-    const { node, services, dice } = await setup(testDb);
-    const client = await connect(node, dice, 'dice');
-    await allowDice(services, { budget: { timeoutMs: 1_500 } });
-    const run = await newRun(services);
-    const pending = services.calls.request(
-      { runId: run.id, name: 'ext.dice.roll', arguments: { sides: 6 } },
-      agent,
-    );
-    const invocation = await client.next();
+    const { node, services, dice } = bridge;
+    const { pending, invocation } = await rollHandedOver(bridge, { budget: { timeoutMs: 1_500 } });
     const call = await pending;
     expect(call.status).toBe('FAILED');
     expect(call.error).toMatchObject({ kind: 'RECOVERABLE', code: 'timeout' });
@@ -392,17 +389,10 @@ describe('extension tool dispatch over the bridge', () => {
   });
 
   test('the last connection dropping mid-call ends the call at once as extension_disconnected', async ({
-    testDb,
+    bridge,
   }) => {
-    const { node, services, dice } = await setup(testDb);
-    const client = await connect(node, dice, 'dice');
-    await allowDice(services);
-    const run = await newRun(services);
-    const pending = services.calls.request(
-      { runId: run.id, name: 'ext.dice.roll', arguments: { sides: 6 } },
-      agent,
-    );
-    const invocation = await client.next();
+    const { node, services, dice } = bridge;
+    const { client, pending, invocation } = await rollHandedOver(bridge);
     await client.close();
     const call = await pending;
     expect(call.status).toBe('FAILED');
@@ -420,9 +410,9 @@ describe('extension tool dispatch over the bridge', () => {
   });
 
   test('a connection left by a killed process counts until its lease lapses, then its calls end as extension_disconnected', async ({
-    testDb,
+    bridge,
   }) => {
-    const { services } = await setup(testDb);
+    const { services } = bridge;
     await services.database.db.insert(extensionConnections).values({
       id: randomUUID(),
       extensionId: 'dice',
@@ -446,9 +436,9 @@ describe('extension tool dispatch over the bridge', () => {
   });
 
   test('while another connection of the extension stays, a dropped one does not end the call', async ({
-    testDb,
+    bridge,
   }) => {
-    const { node, services, dice } = await setup(testDb);
+    const { node, services, dice } = bridge;
     const first = await connect(node, dice, 'dice');
     const second = new ExtensionClient(node.url, dice);
     await waitFor(async () => services.extensions.hub.connectionCount === 2);
@@ -466,8 +456,8 @@ describe('extension tool dispatch over the bridge', () => {
     expect((await pending).status).toBe('COMPLETED');
   });
 
-  test('an invocation already pending is delivered to a client that connects later', async ({ testDb }) => {
-    const { node, services, dice } = await setup(testDb);
+  test('an invocation already pending is delivered to a client that connects later', async ({ bridge }) => {
+    const { node, services, dice } = bridge;
     const first = await connect(node, dice, 'dice');
     await allowDice(services);
     const run = await newRun(services);
@@ -485,9 +475,9 @@ describe('extension tool dispatch over the bridge', () => {
 
 describe('extension connections', () => {
   test('people see which extensions are connected, across processes, until the subscription ends', async ({
-    testDb,
+    bridge,
   }) => {
-    const { node, dice } = await setup(testDb);
+    const { node, dice } = bridge;
     const viewer = (await node.services.tokens.create({ name: 'dashboard', role: 'VIEWER' })).secret;
     const connections = async () => {
       const res = await node.gql(viewer, '{ extensionConnections { extensionId connectedAt expiresAt } }');
@@ -506,9 +496,9 @@ describe('extension connections', () => {
 
 describe('extension answers', () => {
   test("answering another extension's call is NOT_FOUND, journaled, and changes nothing", async ({
-    testDb,
+    bridge,
   }) => {
-    const { node, services, dice, cards } = await setup(testDb);
+    const { node, services, dice, cards } = bridge;
     const client = await connect(node, dice, 'dice');
     await allowDice(services);
     const run = await newRun(services);
@@ -544,16 +534,9 @@ describe('extension answers', () => {
     });
   });
 
-  test('only the first answer counts: a second one is a CONFLICT and journaled', async ({ testDb }) => {
-    const { node, services, dice } = await setup(testDb);
-    const client = await connect(node, dice, 'dice');
-    await allowDice(services);
-    const run = await newRun(services);
-    const pending = services.calls.request(
-      { runId: run.id, name: 'ext.dice.roll', arguments: { sides: 6 } },
-      agent,
-    );
-    const invocation = await client.next();
+  test('only the first answer counts: a second one is a CONFLICT and journaled', async ({ bridge }) => {
+    const { node, services, dice } = bridge;
+    const { pending, invocation } = await rollHandedOver(bridge);
     const first = await node.gql(dice, ANSWER, {
       callId: invocation.callId,
       result: { structured: { value: 5 } },
@@ -579,17 +562,10 @@ describe('extension answers', () => {
   });
 
   test('output that does not match the output schema is refused; the call waits for a valid answer', async ({
-    testDb,
+    bridge,
   }) => {
-    const { node, services, dice } = await setup(testDb);
-    const client = await connect(node, dice, 'dice');
-    await allowDice(services);
-    const run = await newRun(services);
-    const pending = services.calls.request(
-      { runId: run.id, name: 'ext.dice.roll', arguments: { sides: 6 } },
-      agent,
-    );
-    const invocation = await client.next();
+    const { node, services, dice } = bridge;
+    const { pending, invocation } = await rollHandedOver(bridge);
     const wrong = await node.gql(dice, ANSWER, {
       callId: invocation.callId,
       result: { structured: { value: 'four' } },
@@ -616,16 +592,9 @@ describe('extension answers', () => {
     expect(events[2]!.payload).toMatchObject({ reason: 'invalid_output' });
   });
 
-  test('an answer to a call whose run was cancelled is refused', async ({ testDb }) => {
-    const { node, services, dice } = await setup(testDb);
-    const client = await connect(node, dice, 'dice');
-    await allowDice(services);
-    const run = await newRun(services);
-    const pending = services.calls.request(
-      { runId: run.id, name: 'ext.dice.roll', arguments: { sides: 6 } },
-      agent,
-    );
-    const invocation = await client.next();
+  test('an answer to a call whose run was cancelled is refused', async ({ bridge }) => {
+    const { node, services, dice } = bridge;
+    const { run, pending, invocation } = await rollHandedOver(bridge);
     await services.runs.cancel(run.id, agent);
     await pending;
     await waitFor(
@@ -642,9 +611,9 @@ describe('extension answers', () => {
 
 describe('what an extension may not do', () => {
   test('it cannot write the workspace: no runs, no tool calls, no workspace reads, no reference parts', async ({
-    testDb,
+    bridge,
   }) => {
-    const { node, services, dice } = await setup(testDb);
+    const { node, services, dice } = bridge;
     const run = await newRun(services);
     const attempts = [
       'mutation { createRun(input: { workspaceId: "w1" }) { id } }',
