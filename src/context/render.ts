@@ -6,6 +6,12 @@ import type { ContextFrame } from './types.js';
 
 export const HIDDEN_RESULT_TEXT = '[The output of this call is not shown in this context.]';
 
+/**
+ * Anthropic and Gemini reject a conversation that does not open with a user turn; when a preset
+ * assembles nothing, this stands where the context would be, so every body is one the provider takes.
+ */
+export const EMPTY_CONTEXT_TEXT = '[No context was assembled for this request.]';
+
 /** A stored assistant turn with the outcome of each of its calls, keyed by provider call id. */
 export interface ConversationTurn {
   turn: AssistantTurn;
@@ -67,7 +73,8 @@ export function renderModelRequest(parts: RequestParts): Record<string, unknown>
   const adapter = adapterFor(parts.provider);
   const system = parts.frame.components.find((c) => c.kind === 'SYSTEM')?.content ?? null;
   const answered = new Set(parts.turns.flatMap((t) => t.calls.map((c) => c.callId)));
-  const context = contextText(parts.frame, answered);
+  const assembled = contextText(parts.frame, answered);
+  const context = assembled === '' && parts.turns.length > 0 ? EMPTY_CONTEXT_TEXT : assembled;
   const history: unknown[] = [];
   for (const { turn, calls } of parts.turns) {
     history.push(...adapter.renderAssistantTurn(turn, parts.names));

@@ -2,9 +2,45 @@ import { describe, expect, test } from 'vitest';
 import { assembleFrame } from '../../../src/context/assemble.js';
 import { headAndTail, keepHead, keepTail } from '../../../src/context/fit.js';
 import { type ContextPreset, contextPresetSchema } from '../../../src/context/preset.js';
-import { answerFor, contextText, HIDDEN_RESULT_TEXT } from '../../../src/context/render.js';
+import {
+  answerFor,
+  contextText,
+  EMPTY_CONTEXT_TEXT,
+  HIDDEN_RESULT_TEXT,
+  renderModelRequest,
+} from '../../../src/context/render.js';
 import type { ContextSources, ToolCallSource } from '../../../src/context/types.js';
 import { countTokens } from '../../../src/domain/tokens.js';
+import { adapterFor } from '../../../src/providers/index.js';
+
+describe('request bodies', () => {
+  const empty = assembleFrame(preset({ components: [] }), sources({ toolCalls: [] }));
+  const turn = {
+    provider: 'ANTHROPIC' as const,
+    native: [{ role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] }],
+    parts: [{ kind: 'text' as const, text: 'Hello.' }],
+  };
+  const names = adapterFor('ANTHROPIC').toolDeclarations([]).names;
+
+  test('a conversation opens with a user turn even when the preset assembles nothing', () => {
+    const body = renderModelRequest({
+      provider: 'ANTHROPIC',
+      frame: empty,
+      turns: [{ turn, calls: [] }],
+      tools: [],
+      names,
+    });
+    expect(body).toEqual({
+      messages: [{ role: 'user', content: [{ type: 'text', text: EMPTY_CONTEXT_TEXT }] }, ...turn.native],
+    });
+  });
+
+  test('with no context and no turns there is nothing to send but the tools', () => {
+    expect(renderModelRequest({ provider: 'GEMINI', frame: empty, turns: [], tools: [], names })).toEqual({
+      contents: [],
+    });
+  });
+});
 
 const preset = (raw: unknown): ContextPreset => contextPresetSchema.parse(raw);
 
