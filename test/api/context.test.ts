@@ -284,6 +284,7 @@ describe('tool results in the next request', () => {
 
     const hidden = await loop.request(runId, 'OPENAI_CHAT', { components: [] });
     expect(hidden.body.messages).toEqual([
+      { role: 'user', content: '[No context was assembled for this request.]' },
       {
         role: 'assistant',
         content: null,
