@@ -17,6 +17,7 @@ CREATE TABLE "mcp_tools" (
 	"remote_name" text NOT NULL,
 	"tool_name" text,
 	"present" boolean NOT NULL,
+	"disabled_by_sync" boolean DEFAULT false NOT NULL,
 	"rejection" text,
 	"hints" jsonb,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,

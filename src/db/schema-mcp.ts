@@ -45,6 +45,12 @@ export const mcpTools = pgTable(
     /** The registry name (`mcp.<server>.<tool>`); null when the tool was rejected. */
     toolName: text('tool_name'),
     present: boolean('present').notNull(),
+    /**
+     * The sync disabled this tool's spec when it stopped being offered (it was enabled then). Only
+     * such a tool is enabled again when it returns: one an admin had disabled stays disabled, even
+     * across its server being disabled and enabled.
+     */
+    disabledBySync: boolean('disabled_by_sync').notNull().default(false),
     rejection: text('rejection'),
     hints: jsonb('hints').$type<McpToolHints>(),
     updatedAt: updatedAt(),

@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { mcpServers, mcpTools, tools } from '../db/schema.js';
 import type { Tx } from '../db/tx.js';
@@ -135,15 +135,30 @@ export class McpServerService {
     return true;
   }
 
+  /** Disables the server's tools, remembering which were enabled so that only those come back with it. */
   private async withdrawTools(tx: Tx, name: string): Promise<void> {
+    const disabled = await tx
+      .update(tools)
+      .set({ enabled: false, updatedAt: new Date() })
+      .where(and(eq(tools.owner, name), eq(tools.source, 'MCP'), eq(tools.enabled, true)))
+      .returning({ name: tools.name });
     await tx
       .update(mcpTools)
       .set({ present: false, updatedAt: new Date() })
       .where(eq(mcpTools.serverName, name));
+    if (disabled.length === 0) return;
     await tx
-      .update(tools)
-      .set({ enabled: false, updatedAt: new Date() })
-      .where(and(eq(tools.owner, name), eq(tools.source, 'MCP')));
+      .update(mcpTools)
+      .set({ disabledBySync: true })
+      .where(
+        and(
+          eq(mcpTools.serverName, name),
+          inArray(
+            mcpTools.toolName,
+            disabled.map((t) => t.name),
+          ),
+        ),
+      );
   }
 
   private async journal(tx: Tx, action: string, row: McpServerConfig, actor: string): Promise<void> {

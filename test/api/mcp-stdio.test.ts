@@ -261,6 +261,19 @@ describe('MCP over stdio: the SDK test server as a child process', () => {
     expect((await services.registry.require('mcp.t.echo')).enabled).toBe(false);
   });
 
+  test('a tool an admin disabled stays disabled when its server is disabled and enabled again', async ({
+    services,
+  }) => {
+    await connected(services);
+    await services.registry.setEnabled('mcp.t.echo', false);
+    await services.mcpServers.setEnabled('t', false, 'admin:root');
+    await services.mcpServers.setEnabled('t', true, 'admin:root');
+    await waitForState(services, 't', 'CONNECTED');
+    const enabled = (await services.registry.all()).filter((t) => t.source === 'MCP' && t.enabled);
+    expect(enabled.map((t) => t.name)).toEqual(listed.filter((n) => n !== 'mcp.t.echo'));
+    expect((await services.registry.require('mcp.t.echo')).enabled).toBe(false);
+  });
+
   test('a dead server fails the call recoverably, shows the error in its status, and is reconnected', async ({
     services,
   }) => {

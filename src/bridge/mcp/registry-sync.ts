@@ -80,7 +80,8 @@ export async function syncServerTools(
           const next = definition(mapped.spec);
           const changed = canonicalJson(next) !== canonicalJson(definition(existing));
           // Back after it disappeared (or after its server was removed and added again): offer it again.
-          const returning = !existing.enabled && (!before?.present || before.toolName === null);
+          const returning =
+            !existing.enabled && (!before || before.disabledBySync || before.toolName === null);
           if (changed || returning) {
             await tx
               .update(tools)
@@ -99,6 +100,7 @@ export async function syncServerTools(
         remoteName: mapped.remoteName,
         toolName,
         present: true,
+        disabledBySync: false,
         rejection,
         hints: mapped.hints,
       };
@@ -133,12 +135,18 @@ export async function syncServerTools(
           ),
         );
     }
-    await disable(
+    const disabledNow = await disable(
       tx,
       server,
       gone.flatMap((r) => (r.toolName ? [r.toolName] : [])),
       changes,
     );
+    if (disabledNow.length > 0) {
+      await tx
+        .update(mcpTools)
+        .set({ disabledBySync: true })
+        .where(and(eq(mcpTools.serverName, server), inArray(mcpTools.toolName, disabledNow)));
+    }
 
     const changed = Object.values(changes).some((list) => list.length > 0);
     if (changed) {
@@ -148,8 +156,9 @@ export async function syncServerTools(
   });
 }
 
-async function disable(tx: Tx, server: string, names: string[], changes: SyncChanges): Promise<void> {
-  if (names.length === 0) return;
+/** Disables the specs that are still enabled and returns their names. */
+async function disable(tx: Tx, server: string, names: string[], changes: SyncChanges): Promise<string[]> {
+  if (names.length === 0) return [];
   const rows = await tx
     .update(tools)
     .set({ enabled: false, updatedAt: new Date() })
@@ -163,4 +172,5 @@ async function disable(tx: Tx, server: string, names: string[], changes: SyncCha
     )
     .returning({ name: tools.name });
   changes.disabled.push(...rows.map((r) => r.name));
+  return rows.map((r) => r.name);
 }
