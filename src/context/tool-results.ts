@@ -51,30 +51,54 @@ export interface FittedEntries {
   applied: OverflowRule | null;
 }
 
+const textTokens = new WeakMap<ToolResultEntry, number>();
+const blockTokens = new WeakMap<ToolResultEntry, number>();
+const memo = (cache: WeakMap<ToolResultEntry, number>, e: ToolResultEntry, text: () => string) => {
+  let tokens = cache.get(e);
+  if (tokens === undefined) {
+    tokens = countTokens(text());
+    cache.set(e, tokens);
+  }
+  return tokens;
+};
+
 const omittedEntry = (e: ToolResultEntry): ToolResultEntry => ({
   ...e,
-  text: truncatedMarker(countTokens(e.text)),
+  text: truncatedMarker(memo(textTokens, e, () => e.text)),
   truncated: true,
   omitted: true,
 });
+
+/**
+ * Whether the rendered entries fit the budget. Fitting tries many arrangements; tokenizing all of
+ * them in full would grow with the square of the number of results. Each entry's block is counted
+ * once, and their sum differs from the exact count only by a token or two per join, so the exact
+ * count runs only for arrangements whose sum is near the budget.
+ */
+function fits(entries: readonly ToolResultEntry[], budget: number): boolean {
+  const shown = entries.filter((e) => !e.omitted);
+  const sum = shown.reduce((total, e) => total + memo(blockTokens, e, () => `${header(e)}\n${e.text}`), 0);
+  if (sum - 2 * shown.length - 16 > budget) return false;
+  return countTokens(renderEntries(entries)) <= budget;
+}
 
 /**
  * Newest results matter most: the fewest oldest entries are left out (their native answers carry
  * only the marker) so that the rest fits, the oldest one kept being cut with a marker if need be.
  */
 function truncateEntries(entries: readonly ToolResultEntry[], budget: number): ToolResultEntry[] {
+  const omitted = entries.map(omittedEntry);
   for (let omit = 0; omit < entries.length; omit++) {
-    const out = entries.map((e, i) => (i < omit ? omittedEntry(e) : e));
-    if (countTokens(renderEntries(out)) <= budget) return out;
+    const out = entries.map((e, i) => (i < omit ? omitted[i]! : e));
+    if (fits(out, budget)) return out;
     const oldest = out[omit]!;
-    const room =
-      budget - countTokens(renderEntries(out.map((e, i) => (i === omit ? { ...e, text: '' } : e))));
-    if (room > 8) {
-      out[omit] = { ...oldest, text: keepHead(oldest.text, room - 2).text, truncated: true };
-      if (countTokens(renderEntries(out)) <= budget) return out;
-    }
+    const rest = out.map((e, i) => (i === omit ? { ...e, text: '' } : e));
+    if (!fits(rest, budget - 9)) continue;
+    const room = budget - countTokens(renderEntries(rest));
+    out[omit] = { ...oldest, text: keepHead(oldest.text, room - 2).text, truncated: true };
+    if (fits(out, budget)) return out;
   }
-  return entries.map(omittedEntry);
+  return omitted;
 }
 
 /**
@@ -89,12 +113,12 @@ export function fitEntries(
   rule: 'TRUNCATE' | 'SUMMARIZE',
 ): FittedEntries {
   let current = [...entries];
-  if (countTokens(renderEntries(current)) <= budget) return { entries: current, applied: null };
+  if (fits(current, budget)) return { entries: current, applied: null };
   if (rule === 'SUMMARIZE') {
     for (let i = 0; i < current.length; i++) {
       if (current[i]!.form === 'SUMMARY') continue;
       current[i] = entryOf(sources[i]!, 'SUMMARY');
-      if (countTokens(renderEntries(current)) <= budget) return { entries: current, applied: 'SUMMARIZE' };
+      if (fits(current, budget)) return { entries: current, applied: 'SUMMARIZE' };
     }
   }
   current = truncateEntries(current, budget);

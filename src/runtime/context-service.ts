@@ -25,6 +25,12 @@ import type { WorldInfoService } from './worldinfo-service.js';
 
 /** Files read for WORKSPACE_FILES at most; the budget decides how much of them is shown. */
 const MAX_WORKSPACE_FILES = 200;
+/**
+ * Characters of workspace text read into a frame, per file and in all. Tokenizing is synchronous
+ * (about 600 characters per millisecond), and no preset budget shows more than a small part of this.
+ */
+const MAX_FILE_CHARS = 256 * 1024;
+const MAX_WORKSPACE_CHARS = 1024 * 1024;
 /** Newest finished calls considered for TOOL_RESULTS. */
 const MAX_TOOL_RESULTS = 500;
 
@@ -128,10 +134,19 @@ export class ContextService {
       .filter((f) => wanted.some((w) => (w.endsWith('/') ? f.path.startsWith(w) : f.path === w)))
       .slice(0, MAX_WORKSPACE_FILES);
     const files: WorkspaceSource['files'] = [];
+    let left = MAX_WORKSPACE_CHARS;
     for (const file of chosen) {
+      if (left <= 0) break;
       const entry = await this.workspaces.fileContent(run.workspaceId, file.path);
       const text = entry ? decodeText(entry.content) : null;
-      if (text !== null) files.push({ path: file.path, text });
+      if (text === null) continue;
+      const limit = Math.min(MAX_FILE_CHARS, left);
+      const shown =
+        text.length <= limit
+          ? text
+          : `${text.slice(0, limit)}\n[… ${text.length - limit} more characters of ${file.path} not read]`;
+      left -= Math.min(text.length, limit);
+      files.push({ path: file.path, text: shown });
     }
     return { source: `workspace:${run.workspaceId}`, files };
   }
