@@ -81,7 +81,8 @@ export function createAppServer(services: Services, options: AppServerOptions = 
     void yoga.requestListener(req, res);
   });
 
-  const wss = new WebSocketServer({ server: http, path: yoga.graphqlEndpoint });
+  // The same bound as an HTTP body: an extension answering over graphql-ws sends no more than over POST.
+  const wss = new WebSocketServer({ server: http, path: yoga.graphqlEndpoint, maxPayload: maxBodyBytes });
   const wsServer = useServer(
     {
       execute: (args) => (args as EnvelopedArgs).rootValue.execute(args) as never,

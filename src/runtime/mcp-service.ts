@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { mcpServers, mcpTools, tools } from '../db/schema.js';
 import type { Tx } from '../db/tx.js';
@@ -18,6 +18,14 @@ import { parseInput } from './parse-input.js';
 import { specOf } from './registry-service.js';
 
 export type McpToolRow = typeof mcpTools.$inferSelect;
+
+/**
+ * Serialises syncs of one server, and its withdrawal (disable, remove), across every process
+ * sharing the database: a sync that read the server as enabled cannot land after it was disabled.
+ */
+export async function lockMcpServer(tx: Tx, server: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`mcp-sync:${server}`}))`);
+}
 
 /**
  * Admin configuration of MCP servers. Each change commits with an `mcp_server_changed` event
@@ -137,6 +145,7 @@ export class McpServerService {
 
   /** Disables the server's tools, remembering which were enabled so that only those come back with it. */
   private async withdrawTools(tx: Tx, name: string): Promise<void> {
+    await lockMcpServer(tx, name);
     const disabled = await tx
       .update(tools)
       .set({ enabled: false, updatedAt: new Date() })

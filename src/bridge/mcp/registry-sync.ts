@@ -1,10 +1,11 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { mcpServers, mcpTools, tools } from '../../db/schema.js';
 import type { Tx } from '../../db/tx.js';
 import { canonicalJson } from '../../domain/canonical-json.js';
 import type { ToolSpec } from '../../domain/tool-spec.js';
 import { appendEvents } from '../../journal/append.js';
+import { lockMcpServer } from '../../runtime/mcp-service.js';
 import type { MappedTool } from './tool-mapping.js';
 
 export interface SyncChanges {
@@ -16,11 +17,6 @@ export interface SyncChanges {
 }
 
 const SYNC_ACTOR = 'system:mcp';
-
-/** Serialises syncs of one server across every process sharing the database. */
-async function lockServer(tx: Tx, server: string): Promise<void> {
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`mcp-sync:${server}`}))`);
-}
 
 /** The registry fields a server defines; how a tool is governed (permission, budget, visibility, enabled) stays the admin's. */
 const definition = (
@@ -47,7 +43,7 @@ export async function syncServerTools(
 ): Promise<{ changes: SyncChanges; registered: Set<string> }> {
   return db.transaction(async (tx) => {
     const registered = new Set<string>();
-    await lockServer(tx, server);
+    await lockMcpServer(tx, server);
     const changes: SyncChanges = { added: [], updated: [], disabled: [], reenabled: [], rejected: [] };
     const [config] = await tx.select().from(mcpServers).where(eq(mcpServers.name, server));
     // A listing that arrives after the server was disabled or removed must not bring its tools back.
