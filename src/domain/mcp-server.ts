@@ -18,9 +18,18 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 // RFC 9110 token characters: anything else would be refused by fetch, or split a header.
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 const namedValues = (pattern: RegExp, what: string, valueCheck: z.ZodString) =>
   z
-    .array(z.object({ name: z.string().regex(pattern, `must be a valid ${what} name`), value: valueCheck }))
+    .array(
+      z.object({
+        name: z.string().regex(pattern, `must be a valid ${what} name`),
+        // A lone surrogate cannot be stored as JSON in Postgres; refused here, the value (a secret,
+        // perhaps) never reaches a failed query whose message would carry it into a log.
+        value: valueCheck.refine((v) => !LONE_SURROGATE.test(v), 'must be well-formed Unicode'),
+      }),
+    )
     .max(64)
     .superRefine((pairs, ctx) => {
       const seen = new Set<string>();

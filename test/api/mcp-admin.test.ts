@@ -107,6 +107,10 @@ describe('MCP server administration', () => {
         },
         'input.headers.0.value: must not contain line breaks or NUL',
       ],
+      [
+        { ...stdioInput, env: [{ name: 'TOKEN', value: 'secret\uD800' }] },
+        'input.env.0.value: must be well-formed Unicode',
+      ],
     ];
     for (const [input, message] of cases) {
       const res = await gql(ADD, { input });
