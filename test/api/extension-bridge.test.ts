@@ -494,6 +494,26 @@ describe('extension connections', () => {
   });
 });
 
+describe('revoked tokens', () => {
+  test('revoking an extension token ends its subscription, and its calls fail over at once', async ({
+    bridge,
+  }) => {
+    const { node, services, dice } = bridge;
+    await connect(node, dice, 'dice');
+    const [token] = (await services.tokens.list()).filter((t) => t.extensionId === 'dice');
+    await services.tokens.revoke(token!.id);
+    await waitFor(async () => !(await services.extensions.store.connected('dice')));
+
+    await allowDice(services);
+    const run = await newRun(services);
+    const call = await services.calls.request(
+      { runId: run.id, name: 'ext.dice.roll', arguments: { sides: 6 } },
+      agent,
+    );
+    expect(call.error).toMatchObject({ kind: 'RECOVERABLE', code: 'extension_not_connected' });
+  });
+});
+
 describe('extension answers', () => {
   test("answering another extension's call is NOT_FOUND, journaled, and changes nothing", async ({
     bridge,

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import { Repeater } from 'graphql-yoga';
 import type { Database } from '../../db/client.js';
-import { extensionConnections } from '../../db/schema.js';
+import { apiTokens, extensionConnections } from '../../db/schema.js';
 import type { Principal } from '../../domain/auth.js';
 import type { Logger } from '../../logger.js';
 import type { InvocationRow, InvocationStore } from './invocations.js';
@@ -24,6 +24,8 @@ interface Connection {
   /** Calls already sent on this connection; kept only while they are pending. */
   delivered: Set<string>;
   push(row: InvocationRow): void;
+  /** Ends the subscription (its token was revoked). */
+  end(): void;
 }
 
 interface Waiter {
@@ -104,6 +106,7 @@ export class BridgeHub {
           connection.delivered.add(row.callId);
           push(row).catch(() => {});
         },
+        end: () => stop(),
       };
       try {
         await this.database.db.insert(extensionConnections).values({
@@ -226,6 +229,14 @@ export class BridgeHub {
     const ids = [...this.connections.keys()];
     try {
       if (ids.length > 0) {
+        // A token is checked when a subscription starts; one revoked since ends its subscriptions
+        // here, so its client stops receiving invocations and its calls fail over at once.
+        const revoked = await this.database.db
+          .select({ id: extensionConnections.id })
+          .from(extensionConnections)
+          .innerJoin(apiTokens, eq(apiTokens.id, extensionConnections.tokenId))
+          .where(and(inArray(extensionConnections.id, ids), isNotNull(apiTokens.revokedAt)));
+        for (const { id } of revoked) this.connections.get(id)?.end();
         await this.database.db
           .update(extensionConnections)
           .set({ expiresAt: sql`now() + ${this.options.connectionLeaseMs} * interval '1 millisecond'` })
