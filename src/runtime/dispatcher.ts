@@ -279,7 +279,8 @@ export class Dispatcher {
       const execution = executor.execute(invocation);
       let output = await Promise.race([execution, timedOut]);
       if (output === 'timeout') {
-        controller.abort(new Error('timeout'));
+        // The standard name for a timeout abort, so an executor can tell it from a cancellation.
+        controller.abort(new DOMException(`${call.name} timed out`, 'TimeoutError'));
         const late = await settleWithin(execution, this.options.settleAfterAbortMs);
         const reported = late?.error instanceof RecoverableToolError || late?.error instanceof SystemFailure;
         if (!late || (late.error !== undefined && !reported))

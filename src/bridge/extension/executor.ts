@@ -9,13 +9,6 @@ import type { InvocationRow, InvocationStore } from './invocations.js';
 const FALLBACK_TIMEOUT_MS = 60_000;
 
 /**
- * The bridge ends a call a little before the dispatcher's own timer would, so that the timeout is
- * decided by the same conditional update an answer races against: exactly one of them wins, and a
- * late answer is refused rather than stored next to a timed-out call.
- */
-const graceMs = (totalMs: number) => Math.min(1_000, Math.floor(totalMs / 10));
-
-/**
  * Seed §13: "frontend bridge asks extension to execute". Runs an EXTENSION tool by handing the call
  * to the extension's subscription (in whichever process holds it) and waiting, here, for the row
  * to be answered, timed out, abandoned by a disconnect, or cancelled.
@@ -35,7 +28,9 @@ export class ExtensionExecutor implements ToolExecutor {
     const name = invocation.spec.name;
     const started = Date.now();
     const totalMs = invocation.deadline ? invocation.deadline.getTime() - started : FALLBACK_TIMEOUT_MS;
-    const deadline = started + totalMs - graceMs(totalMs);
+    // The dispatcher's deadline, decided by the same conditional update an answer races against:
+    // exactly one wins, and the dispatcher waits for the outcome after it aborts the call.
+    const deadline = started + totalMs;
     const wake = this.hub.wake(invocation.callId, extensionId);
     const onAbort = () => wake.poke();
     invocation.signal.addEventListener('abort', onAbort);
@@ -57,7 +52,8 @@ export class ExtensionExecutor implements ToolExecutor {
       }
       for (;;) {
         if (invocation.signal.aborted) {
-          await this.store.settle(invocation.callId, Date.now() >= deadline ? 'TIMED_OUT' : 'CANCELLED');
+          const timedOut = (invocation.signal.reason as Error | undefined)?.name === 'TimeoutError';
+          await this.store.settle(invocation.callId, timedOut ? 'TIMED_OUT' : 'CANCELLED');
           // An answer that committed first wins; the dispatcher waits briefly for exactly this.
           const settled = (await this.store.get(invocation.callId))!;
           if (settled.status === 'ANSWERED') return outcome(settled, name, extensionId, totalMs);
