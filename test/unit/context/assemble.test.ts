@@ -36,8 +36,10 @@ describe('request bodies', () => {
   });
 
   test('with no context and no turns there is nothing to send but the tools', () => {
-    expect(renderModelRequest({ provider: 'GEMINI', frame: empty, turns: [], tools: [], names })).toEqual({
+    const tools = [{ functionDeclarations: [{ name: 'test_echo' }] }];
+    expect(renderModelRequest({ provider: 'GEMINI', frame: empty, turns: [], tools, names })).toEqual({
       contents: [],
+      tools,
     });
   });
 });
