@@ -51,7 +51,7 @@ describe('MCP server administration', () => {
     expect(res.errors).toBeUndefined();
     expect(JSON.stringify(res)).not.toContain('hunter2');
     const server = res.data!.mcpServer;
-    expect(server.status).toMatchObject({ state: 'CONNECTED', toolCount: 13, lastError: null });
+    expect(server.status).toMatchObject({ state: 'CONNECTED', toolCount: 14, lastError: null });
     expect(server.tools.find((t: { remoteName: string }) => t.remoteName === 'echo')).toEqual({
       remoteName: 'echo',
       present: true,
@@ -142,7 +142,7 @@ describe('MCP server administration', () => {
     // The test services are started, so this uses the live connection; the CLI process has none and connects once.
     await waitForState(services, 't', 'CONNECTED');
     const refreshed = await cli(services, ['mcp', 'refresh', 't']);
-    expect(refreshed).toMatchObject({ code: 0, out: ['t: 13 tools registered'] });
+    expect(refreshed).toMatchObject({ code: 0, out: ['t: 14 tools registered'] });
     const tools = await cli(services, ['mcp', 'tools', 't']);
     expect(tools.out).toContain('echo  mcp.t.echo  enabled');
     expect(tools.out.find((l) => l.startsWith('bad/name'))).toMatch(

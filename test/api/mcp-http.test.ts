@@ -22,7 +22,7 @@ describe('MCP over Streamable HTTP: the SDK test server behind an in-test HTTP s
       headers: [{ name: 'Authorization', value: 'Bearer let-me-in' }],
     });
     const status = await waitForState(services, 'web', 'CONNECTED');
-    expect(status.toolCount).toBe(12);
+    expect(status.toolCount).toBe(13);
     await allowMcp(services, 'mcp.web.*');
     const stats = await callApproved(services, 'mcp.web.stats', { values: [4, 5] });
     expect(stats.result!.structured).toEqual({ count: 2, sum: 9 });

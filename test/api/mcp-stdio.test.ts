@@ -25,6 +25,7 @@ const listed = [
   'environment',
   'fail',
   'image',
+  'in_flight',
   'links',
   'progress',
   'remove_tool',
@@ -198,10 +199,14 @@ describe('MCP over stdio: the SDK test server as a child process', () => {
     );
     await services.calls.approve(held.id, { argumentsHash: held.argumentsHash }, approver);
     await waitForStatus(services, held.id, new Set(['STARTED']));
+    const other = await newRun(services);
+    await waitFor(async () => {
+      const c = await callApproved(services, 'mcp.t.in_flight', {}, other.id);
+      return (c.result!.structured as { slow: number }).slow === 1;
+    }, 20_000);
     await services.runs.cancel(run.id, admin);
     const call = await waitForStatus(services, held.id);
     expect(call.status).toBe('CANCELLED');
-    const other = await newRun(services);
     const seen = await waitFor(async () => {
       const c = await callApproved(services, 'mcp.t.cancellations', {}, other.id);
       return (c.result!.structured as { cancelled: string[] }).cancelled.length > 0 && c;

@@ -27,6 +27,7 @@ export function createTestMcpServer(options: TestMcpServerOptions = {}): McpServ
     { capabilities: { tools: { listChanged: true } } },
   );
   const cancelled: string[] = [];
+  let slowInFlight = 0;
   const added = new Map<string, RegisteredTool>();
 
   server.registerTool(
@@ -94,6 +95,7 @@ export function createTestMcpServer(options: TestMcpServerOptions = {}): McpServ
     'slow',
     { description: 'Waits, unless cancelled.', inputSchema: { ms: z.number() } },
     async ({ ms }, extra) => {
+      slowInFlight += 1;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, ms);
         extra.signal.addEventListener('abort', () => {
@@ -102,6 +104,7 @@ export function createTestMcpServer(options: TestMcpServerOptions = {}): McpServ
           resolve();
         });
       });
+      slowInFlight -= 1;
       return { content: [{ type: 'text', text: `waited ${ms} ms` }] };
     },
   );
@@ -133,6 +136,17 @@ export function createTestMcpServer(options: TestMcpServerOptions = {}): McpServ
     async () => ({
       content: [{ type: 'text', text: cancelled.join(',') }],
       structuredContent: { cancelled },
+    }),
+  );
+
+  // A cancel that lands before the client has sent tools/call never reaches the server, so a test
+  // of cancellation reaching the server first waits until the server is running the call.
+  server.registerTool(
+    'in_flight',
+    { description: 'How many slow calls this server is running.' },
+    async () => ({
+      content: [{ type: 'text', text: String(slowInFlight) }],
+      structuredContent: { slow: slowInFlight },
     }),
   );
 
