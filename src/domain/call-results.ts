@@ -34,6 +34,12 @@ export function invalidArguments(name: string, issues: ValidationIssue[]): ToolE
   };
 }
 
+export const argumentsTooLarge = (name: string, bytes: number, limit: number): ToolError => ({
+  kind: 'RECOVERABLE',
+  code: 'invalid_arguments',
+  message: `The arguments for ${name} are ${bytes} bytes of JSON; at most ${limit} are accepted. Send less and call the tool again.`,
+});
+
 export const budgetExhausted = (name: string): ToolError => ({
   kind: 'RECOVERABLE',
   code: 'budget_exhausted',

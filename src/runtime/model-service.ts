@@ -5,10 +5,13 @@ import { type ConversationTurn, renderModelRequest } from '../context/render.js'
 import type { ContextFrame } from '../context/types.js';
 import type { Db } from '../db/client.js';
 import { modelTurns, toolCalls } from '../db/schema.js';
+import type { Tx } from '../db/tx.js';
 import { actorOf, type Principal } from '../domain/auth.js';
+import { argumentsTooLarge } from '../domain/call-results.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { badInput, conflict, DomainError, notFound } from '../domain/errors.js';
 import type { ToolCallRequest } from '../domain/tool-call.js';
+import type { ToolError } from '../domain/tool-result.js';
 import { adapterFor } from '../providers/index.js';
 import type {
   AssistantTurn,
@@ -20,11 +23,43 @@ import type {
 import { isOpen, outcomeOf } from './call-outcomes.js';
 import { type ContextService, choosePreset, type PresetChoice } from './context-service.js';
 import type { PolicyService } from './policy-service.js';
+import { providerCallKeys } from './provider-call-keys.js';
 import type { RunRow, RunService } from './run-service.js';
 import { assertMayRead } from './run-service.js';
-import type { ToolCallRow, ToolCallService } from './tool-call-service.js';
+import {
+  MAX_ARGUMENT_BYTES,
+  MAX_PROVIDER_CALL_ID_LENGTH,
+  type ToolCallRow,
+  type ToolCallService,
+} from './tool-call-service.js';
 
 export type ModelTurnRow = typeof modelTurns.$inferSelect;
+
+function oversized(call: ToolCallRequest): ToolError | null {
+  const bytes = Buffer.byteLength(JSON.stringify(call.arguments ?? {}));
+  return bytes > MAX_ARGUMENT_BYTES ? argumentsTooLarge(call.name, bytes, MAX_ARGUMENT_BYTES) : null;
+}
+
+/** Which of these ids this run already stores a call under, or reserved for an earlier turn's call. */
+async function takenCallKeys(tx: Tx, runId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const turnKeys = tx
+    .select({ key: sql<string>`jsonb_array_elements_text(${modelTurns.providerCallIds})`.as('key') })
+    .from(modelTurns)
+    .where(eq(modelTurns.runId, runId))
+    .as('turn_keys');
+  const [reserved, stored] = await Promise.all([
+    tx
+      .select({ key: turnKeys.key })
+      .from(turnKeys)
+      .where(inArray(turnKeys.key, [...ids])),
+    tx
+      .select({ key: toolCalls.providerCallId })
+      .from(toolCalls)
+      .where(and(eq(toolCalls.runId, runId), inArray(toolCalls.providerCallId, [...ids]))),
+  ]);
+  return new Set([...reserved, ...stored].map((r) => r.key!));
+}
 
 /** A model response as submitted: a body, or the stream's events / chunks already JSON-decoded. */
 export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -140,6 +175,16 @@ export class ModelService {
         .from(modelTurns)
         .where(eq(modelTurns.runId, run.id))) as [{ count: number }];
       const scoped = scopeSyntheticIds(parsed, count);
+      const nativeIds = scoped.calls.map((c) => c.call.id);
+      const keys = providerCallKeys(nativeIds, await takenCallKeys(tx, run.id, nativeIds), count);
+      const long = keys.find((k) => k.length > MAX_PROVIDER_CALL_ID_LENGTH);
+      if (long !== undefined)
+        throw badInput(
+          `response: call id ${long.slice(0, 64)}… is longer than ${MAX_PROVIDER_CALL_ID_LENGTH} characters`,
+          {
+            field: 'response',
+          },
+        );
       const [created] = await tx
         .insert(modelTurns)
         .values({
@@ -149,7 +194,7 @@ export class ModelService {
           responseHash,
           native,
           parts: scoped.assistantTurn.parts,
-          providerCallIds: scoped.calls.map((c) => c.call.id),
+          providerCallIds: keys,
           createdBy: actorOf(principal),
         })
         .returning();
@@ -157,17 +202,21 @@ export class ModelService {
     });
 
     const calls: ToolCallRow[] = [];
-    for (const { call, error } of scoped.calls) {
+    for (const [i, { call, error }] of scoped.calls.entries()) {
       const request = {
         runId: run.id,
         name: call.name,
-        providerCallId: call.id,
+        providerCallId: turn.providerCallIds[i]!,
         providerMetadata: call.providerMetadata,
       };
+      const refusal = error ?? oversized(call);
       try {
         calls.push(
-          error
-            ? await this.calls.recordRejected({ ...request, arguments: call.arguments, error }, principal)
+          refusal
+            ? await this.calls.recordRejected(
+                { ...request, arguments: call.arguments, error: refusal },
+                principal,
+              )
             : await this.calls.request({ ...request, arguments: call.arguments }, principal),
         );
       } catch (failure) {
@@ -201,7 +250,7 @@ export class ModelService {
             .select()
             .from(toolCalls)
             .where(and(eq(toolCalls.runId, run.id), inArray(toolCalls.providerCallId, providerIds)));
-    const byProviderId = new Map(calls.map((c) => [c.providerCallId!, c]));
+    const byKey = new Map(calls.map((c) => [c.providerCallId!, c]));
     const pending = calls.filter(isOpen);
     if (pending.length > 0) {
       throw conflict(
@@ -213,8 +262,9 @@ export class ModelService {
       const turn = assistantTurnOf(row);
       return {
         turn,
-        calls: callIdsOf(turn).map((providerCallId) => {
-          const call = byProviderId.get(providerCallId);
+        // The turn's keys follow its calls in order; the answer carries the native id.
+        calls: callIdsOf(turn).map((providerCallId, i) => {
+          const call = byKey.get(row.providerCallIds[i]!);
           const outcome: CallOutcome = call
             ? outcomeOf(call, providerCallId)
             : {

@@ -29,16 +29,19 @@ import { assertMayRead, type RunRow, type RunService } from './run-service.js';
 
 export type ToolCallRow = typeof toolCalls.$inferSelect;
 
+export const MAX_ARGUMENT_BYTES = 256 * 1024;
+export const MAX_PROVIDER_CALL_ID_LENGTH = 256;
+
 export const requestToolCallInputSchema = z
   .object({
     runId: z.string().min(1),
     name: z.string().min(1).max(256),
     arguments: z.record(z.string(), z.unknown()).nullish(),
-    providerCallId: z.string().min(1).max(256).nullish(),
+    providerCallId: z.string().min(1).max(MAX_PROVIDER_CALL_ID_LENGTH).nullish(),
     providerMetadata: z.record(z.string(), z.unknown()).nullish(),
     idempotencyKey: z.string().min(1).max(256).nullish(),
   })
-  .refine((i) => Buffer.byteLength(JSON.stringify(i.arguments ?? {})) <= 256 * 1024, {
+  .refine((i) => Buffer.byteLength(JSON.stringify(i.arguments ?? {})) <= MAX_ARGUMENT_BYTES, {
     path: ['arguments'],
     message: 'must be at most 256 KiB of JSON',
   });

@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { chatJsonl } from '../support/chat.js';
 import { dbTest as test } from '../support/fixtures.js';
 import { allow, eventTypes, waitFor } from '../support/lifecycle.js';
-import { type Json, loopClient, providerJson, providerStream } from '../support/model-loop.js';
+import { type Json, loopClient, providerJson, providerStream, SUBMIT } from '../support/model-loop.js';
 
 const SYSTEM = 'You are a careful agent.';
 const preset = {
@@ -349,5 +349,103 @@ describe('multi-turn loop through the API', () => {
     expect(second.toolCalls[0].id).not.toBe(first.toolCalls[0].id);
     expect(first.toolCalls[0].providerCallId).toMatch(/^synth_[0-9a-f]{24}_t0$/);
     expect(second.toolCalls[0].providerCallId).toMatch(/^synth_[0-9a-f]{24}_t1$/);
+  });
+  /** An OpenAI-compatible local server that numbers its calls per response. */
+  const numbered = (args: string, id = 'call_0', name = 'test_echo') => ({
+    choices: [
+      {
+        index: 0,
+        finish_reason: 'tool_calls',
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id, type: 'function', function: { name, arguments: args } }],
+        },
+      },
+    ],
+  });
+
+  test('OPENAI_CHAT: a call id reused in a later turn is a new call, answered under its native id', async ({
+    services,
+    gql,
+    tokens,
+  }) => {
+    const { loop, runId } = await setUp({ services, gql, tokens });
+    const first = await loop.submit(runId, 'OPENAI_CHAT', numbered('{"text": "one"}'));
+    const second = await loop.submit(runId, 'OPENAI_CHAT', numbered('{"text": "two"}'));
+    const again = await loop.submit(runId, 'OPENAI_CHAT', numbered('{"text": "two"}'));
+
+    expect(first.toolCalls).toMatchObject([{ providerCallId: 'call_0', status: 'COMPLETED' }]);
+    expect(second.turn).toMatchObject({ index: 1, providerCallIds: ['call_0#t1'] });
+    expect(second.toolCalls).toMatchObject([
+      { providerCallId: 'call_0#t1', arguments: { text: 'two' }, status: 'COMPLETED' },
+    ]);
+    expect(second.toolCalls[0].id).not.toBe(first.toolCalls[0].id);
+    expect(again.toolCalls.map((c) => c.id)).toEqual(second.toolCalls.map((c) => c.id));
+    const next = await loop.request(runId, 'OPENAI_CHAT', preset);
+    expect(next.body.messages.slice(2)).toEqual([
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: numbered('{"text": "one"}').choices[0]!.message.tool_calls,
+      },
+      { role: 'tool', tool_call_id: 'call_0', content: 'one' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: numbered('{"text": "two"}').choices[0]!.message.tool_calls,
+      },
+      { role: 'tool', tool_call_id: 'call_0', content: 'two' },
+    ]);
+  });
+
+  test('OPENAI_CHAT: a call with oversized arguments fails recoverably and the calls after it still run', async ({
+    services,
+    gql,
+    tokens,
+  }) => {
+    const { loop, runId } = await setUp({ services, gql, tokens });
+    const huge = JSON.stringify({ text: 'x'.repeat(300 * 1024) });
+    const response = numbered(huge, 'call_big');
+    response.choices[0]!.message.tool_calls.push({
+      id: 'call_small',
+      type: 'function',
+      function: { name: 'test_echo', arguments: '{"text": "small"}' },
+    });
+    const submitted = await loop.submit(runId, 'OPENAI_CHAT', response);
+    expect(submitted.toolCalls.map((c) => [c.providerCallId, c.status, c.error?.code ?? null])).toEqual([
+      ['call_big', 'FAILED', 'invalid_arguments'],
+      ['call_small', 'COMPLETED', null],
+    ]);
+    expect(submitted.toolCalls[0].error).toMatchObject({
+      kind: 'RECOVERABLE',
+      message: expect.stringContaining('at most 262144 are accepted'),
+    });
+    expect(await eventTypes(services, { callId: submitted.toolCalls[0].id })).toEqual([
+      'tool_call_requested',
+      'tool_call_failed',
+    ]);
+    const next = await loop.request(runId, 'OPENAI_CHAT', preset);
+    expect(next.body.messages.slice(3)).toEqual([
+      { role: 'tool', tool_call_id: 'call_big', content: submitted.toolCalls[0].error.message },
+      { role: 'tool', tool_call_id: 'call_small', content: 'small' },
+    ]);
+  });
+
+  test('a call id longer than 256 characters refuses the whole response and stores nothing', async ({
+    services,
+    gql,
+    tokens,
+  }) => {
+    const { runId } = await setUp({ services, gql, tokens });
+    const res = await gql(
+      SUBMIT,
+      { runId, provider: 'OPENAI_CHAT', response: numbered('{"text": "a"}', `call_${'x'.repeat(300)}`) },
+      tokens.AGENT,
+    );
+    expect(res.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(res.errors?.[0]?.message).toContain('longer than 256 characters');
+    expect(await services.models.turns(runId)).toEqual([]);
+    expect(await services.calls.page({ runId, limit: 10, inverted: false })).toEqual([]);
   });
 });
