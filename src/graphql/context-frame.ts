@@ -149,7 +149,7 @@ builder.queryFields((t) => ({
   contextFrame: t.field({
     type: ContextFrameType,
     description:
-      "The run's prompt components under a preset (inline, or a built-in by name; default `default`). Dropped components are journaled.",
+      "The run's prompt components under a preset (inline, or a built-in by name; default `default`). A dropped component is journaled once per run and state (not for a VIEWER, whose frames are previews).",
     authScopes: scopes.readers,
     args: {
       runId: t.arg.id({ required: true }),

@@ -10,8 +10,9 @@ import type {
   WorldInfoSource,
 } from '../context/types.js';
 import type { Db } from '../db/client.js';
-import { toolCalls } from '../db/schema.js';
+import { journalEvents, toolCalls } from '../db/schema.js';
 import { actorOf, type Principal } from '../domain/auth.js';
+import { canonicalJson } from '../domain/canonical-json.js';
 import { badInput, notFound } from '../domain/errors.js';
 import { decodeText } from '../domain/workspace/content.js';
 import { canSee } from '../domain/workspace/roots.js';
@@ -86,21 +87,38 @@ export class ContextService {
       toolCalls: kinds.has('TOOL_RESULTS') ? await this.finishedCalls(run.id) : [],
     };
     const frame = assembleFrame(preset, sources);
-    if (frame.dropped.length > 0) {
-      const actor = actorOf(principal);
-      await this.db.transaction((tx) =>
-        appendEvents(
-          tx,
-          frame.dropped.map((d) => ({
-            type: 'context_component_dropped' as const,
-            runId: run.id,
-            actor,
-            payload: { ...d, preset: frame.preset },
-          })),
-        ),
-      );
-    }
+    if (frame.dropped.length > 0 && principal.role !== 'VIEWER')
+      await this.recordDrops(run, frame, principal);
     return frame;
+  }
+
+  /**
+   * A drop is journaled once per run for the same component in the same state under the same
+   * preset: assembling the same frame again (every model request does) adds nothing new. A VIEWER
+   * only looks: its frames are previews that never reach a model, so they write nothing.
+   */
+  private async recordDrops(run: RunRow, frame: ContextFrame, principal: Principal): Promise<void> {
+    const actor = actorOf(principal);
+    await this.db.transaction(async (tx) => {
+      await this.runs.lock(tx, run.id);
+      const seen = await tx
+        .select({ payload: journalEvents.payload })
+        .from(journalEvents)
+        .where(and(eq(journalEvents.runId, run.id), eq(journalEvents.type, 'context_component_dropped')));
+      const recorded = new Set(seen.map((e) => canonicalJson(e.payload)));
+      const fresh = frame.dropped
+        .map((d) => ({ ...d, preset: frame.preset }))
+        .filter((payload) => !recorded.has(canonicalJson(payload)));
+      await appendEvents(
+        tx,
+        fresh.map((payload) => ({
+          type: 'context_component_dropped' as const,
+          runId: run.id,
+          actor,
+          payload,
+        })),
+      );
+    });
   }
 
   private async chat(run: RunRow, maxMessages: number): Promise<ChatSource | null> {

@@ -160,6 +160,51 @@ describe('context frames', () => {
     });
   });
 
+  const tightPreset = {
+    name: 'tight',
+    components: [
+      { kind: 'CHAT_HISTORY', tokenBudget: 5, overflow: 'DROP' },
+      { kind: 'TOOL_RESULTS', tokenBudget: 100 },
+    ],
+  };
+
+  test('the same drop is journaled once however often the frame is assembled, and again once its content changes', async ({
+    services,
+    gql,
+  }) => {
+    const run = await setUp({ services });
+    const preset = {
+      name: 'no-room',
+      components: [{ kind: 'TOOL_RESULTS', tokenBudget: 5, overflow: 'DROP' }],
+    };
+    const echo = (text: string) =>
+      services.calls.request({ runId: run.id, name: 'test.echo', arguments: { text } }, agent);
+    await echo('the first result is long enough to be dropped');
+    for (let i = 0; i < 3; i += 1)
+      expect((await gql(FRAME, { runId: run.id, preset })).data!.contextFrame.dropped).toHaveLength(1);
+    const drops = async () =>
+      (await services.journal.read({ runId: run.id, limit: 100 })).filter(
+        (e: Json) => e.type === 'context_component_dropped',
+      );
+    expect(await drops()).toHaveLength(1);
+
+    await echo('a second result changes what was dropped');
+    await gql(FRAME, { runId: run.id, preset });
+    await gql(FRAME, { runId: run.id, preset });
+    const tokens = (await drops()).map((e: Json) => e.payload.tokens as number);
+    expect(tokens).toHaveLength(2);
+    expect(tokens[1]).toBeGreaterThan(tokens[0]!);
+  });
+
+  test("a VIEWER's frame shows what was dropped but journals nothing", async ({ services, gql, tokens }) => {
+    const run = await setUp({ services });
+    const res = await gql(FRAME, { runId: run.id, preset: tightPreset }, tokens.VIEWER);
+    expect(res.data!.contextFrame.dropped).toMatchObject([
+      { kind: 'CHAT_HISTORY', reason: 'component_budget' },
+    ]);
+    expect(await eventTypes(services, { runId: run.id })).toEqual(['run_started']);
+  });
+
   test('over the total budget, optional components go lowest priority first; required ones stay', async ({
     services,
     gql,
