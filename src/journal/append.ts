@@ -5,12 +5,31 @@ import { type JournalEvent, MAX_PAYLOAD_BYTES, type NewJournalEvent } from '../d
 
 export const JOURNAL_CHANNEL = 'ats_journal';
 
+/** Top-level fields this small survive a cut payload: they say what the event is about. */
+const KEPT_FIELD_BYTES = 256;
+const KEPT_FIELDS_TOTAL_BYTES = 2048;
+
 function boundedPayload(event: NewJournalEvent): Record<string, unknown> {
   const text = JSON.stringify(event.payload);
   if (Buffer.byteLength(text, 'utf8') <= MAX_PAYLOAD_BYTES) return event.payload;
   // A payload this large is a bug in the caller (it should have stored a resource); keep the
-  // journal bounded and say what was cut rather than failing the state change it records.
-  return { truncated: true, originalBytes: Buffer.byteLength(text, 'utf8'), preview: text.slice(0, 1024) };
+  // journal bounded and say what was cut rather than failing the state change it records. Its
+  // small fields (names, ids, an action) stay, since readers such as other processes act on them.
+  const kept: Record<string, unknown> = {};
+  let budget = KEPT_FIELDS_TOTAL_BYTES;
+  for (const [key, value] of Object.entries(event.payload)) {
+    if (value !== null && typeof value === 'object') continue;
+    const bytes = Buffer.byteLength(JSON.stringify({ [key]: value }), 'utf8');
+    if (bytes > KEPT_FIELD_BYTES || bytes > budget) continue;
+    kept[key] = value;
+    budget -= bytes;
+  }
+  return {
+    ...kept,
+    truncated: true,
+    originalBytes: Buffer.byteLength(text, 'utf8'),
+    preview: text.slice(0, 1024),
+  };
 }
 
 /**

@@ -128,6 +128,37 @@ describe('MCP server administration', () => {
     expect(missing.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
   });
 
+  test('a change to a server with very many header names keeps its name in the cut journal payload, which other processes reconcile by', async ({
+    services,
+    gql,
+  }) => {
+    const headers = Array.from({ length: 64 }, (_, i) => ({
+      name: `X-${'Long-'.repeat(24)}${i}`,
+      value: 'v',
+    }));
+    const res = await gql(ADD, {
+      input: {
+        name: 'many',
+        transport: 'STREAMABLE_HTTP',
+        url: 'http://127.0.0.1:9/mcp',
+        headers,
+        enabled: false,
+      },
+    });
+    expect(res.errors).toBeUndefined();
+    const [event] = (await services.journal.read({ limit: 100 })).filter(
+      (e) => e.type === 'mcp_server_changed',
+    );
+    expect(event!.payload).toMatchObject({
+      name: 'many',
+      action: 'added',
+      transport: 'STREAMABLE_HTTP',
+      enabled: false,
+      truncated: true,
+    });
+    expect(event!.payload).not.toHaveProperty('headerNames');
+  });
+
   test('the CLI adds, lists, refreshes, disables and removes servers', async ({ services }) => {
     const added = await cli(
       services,
