@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { RE2JS } from 're2js';
 import type { JsonSchema } from './tool-spec.js';
 
 // ajv-formats is CommonJS with a default export that NodeNext sees one level down.
@@ -9,13 +10,43 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 type AnyAjv = Ajv | Ajv2019 | Ajv2020;
 
+/** Larger schemas are refused: Ajv turns a schema into code, and a tool's schema is sent to models. */
+export const MAX_TOOL_SCHEMA_BYTES = 64 * 1024;
+
+/**
+ * `pattern` and `patternProperties` come from MCP servers and extensions, and the strings they are
+ * tested against from models (up to 256 KiB). A backtracking engine can take exponential time on
+ * such a pair and block the process, so patterns run on RE2 (linear time). RE2 has no lookaround
+ * and no backreferences: a schema that uses them does not compile, and says why.
+ */
+const linearRegExp = Object.assign(
+  (pattern: string) => {
+    let re: RE2JS;
+    try {
+      re = RE2JS.compile(RE2JS.translateRegExp(pattern));
+    } catch (error) {
+      throw new Error(
+        `pattern ${JSON.stringify(pattern)} cannot run on a linear-time engine (no lookaround or backreferences): ${(error as Error).message}`,
+      );
+    }
+    // Ajv caches compiled patterns under toString(), so it must name the pattern.
+    return { test: (s: string) => re.matcher(s).find(), toString: () => `/${pattern}/re2` };
+  },
+  { code: 'RE2JS' },
+);
+
 /**
  * Tool schemas come from everywhere (MCP servers, extensions, admins) and declare different
  * drafts. One Ajv instance per draft, picked by `$schema`; unknown keywords are tolerated
  * (strict: false) because real-world schemas carry annotations Ajv does not know.
  */
 function makeAjv<T extends AnyAjv>(AjvClass: new (opts: object) => T): T {
-  const ajv = new AjvClass({ strict: false, allErrors: true, validateSchema: true });
+  const ajv = new AjvClass({
+    strict: false,
+    allErrors: true,
+    validateSchema: true,
+    code: { regExp: linearRegExp },
+  });
   addFormats(ajv as Ajv);
   return ajv;
 }
@@ -43,6 +74,10 @@ export function checkToolSchema(schema: unknown, requireObjectRoot: boolean): Sc
     return { ok: false, message: 'must be a JSON Schema object' };
   }
   const s = schema as JsonSchema;
+  const bytes = Buffer.byteLength(JSON.stringify(s));
+  if (bytes > MAX_TOOL_SCHEMA_BYTES) {
+    return { ok: false, message: `is ${bytes} bytes of JSON; at most ${MAX_TOOL_SCHEMA_BYTES} are accepted` };
+  }
   if (requireObjectRoot && s.type !== 'object') {
     return { ok: false, message: 'root must be an object schema ("type": "object")' };
   }
@@ -73,7 +108,13 @@ export interface ValidationIssue {
 }
 
 export function validateAgainst(schema: JsonSchema, value: unknown): ValidationIssue[] {
-  const validate = compile(schema);
+  let validate: ValidateFunction;
+  try {
+    validate = compile(schema);
+  } catch (error) {
+    // A schema stored before a rule it breaks existed: nothing can be checked against it.
+    return [{ path: '(schema)', message: `the schema cannot be used: ${(error as Error).message}` }];
+  }
   if (validate(value)) return [];
   return (validate.errors ?? []).map(describeIssue);
 }

@@ -104,6 +104,24 @@ describe('extension tool registration', () => {
     expect(codeOf(registry)).toBe('FORBIDDEN');
   });
 
+  test('a schema with a backtracking-only pattern, or over 64 KiB, is refused naming the field', async ({
+    bridge,
+  }) => {
+    const { node, services, cards } = bridge;
+    const lookahead = { type: 'object', properties: { s: { type: 'string', pattern: '^(?=.*x).*$' } } };
+    const huge = { type: 'object', description: 'x'.repeat(70_000) };
+    for (const [field, tool] of [
+      ['inputSchema', { ...echo, name: 'lookahead', inputSchema: lookahead }],
+      ['outputSchema', { ...echo, name: 'huge', outputSchema: huge }],
+    ] as const) {
+      const res = await node.gql(cards, REGISTER, { input: { tools: [tool] } });
+      expect(codeOf(res)).toBe('BAD_USER_INPUT');
+      expect(res.errors![0]!.message).toContain(`input.tools.0.${field}:`);
+    }
+    expect(await services.registry.get('ext.cards.lookahead')).toBeNull();
+    expect(await services.registry.get('ext.cards.huge')).toBeNull();
+  });
+
   test('a name with a dot is refused, so no extension can reach another namespace or a built-in', async ({
     bridge,
   }) => {
