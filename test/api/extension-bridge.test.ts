@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { describe, expect } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { extensionConnections } from '../../src/db/schema.js';
 import type { Services } from '../../src/services.js';
 import { ExtensionClient, type Node, startNode } from '../support/extension.js';
@@ -472,6 +472,19 @@ describe('extension tool dispatch over the bridge', () => {
     await waitFor(async () => services.extensions.hub.connectionCount === 1);
     await second.request(ANSWER, { callId: seenBySecond.callId, result: { structured: { value: 2 } } });
     expect((await pending).status).toBe('COMPLETED');
+  });
+
+  test('a subscription that fails while starting leaves no presence row behind', async ({ bridge }) => {
+    const { node, services, dice } = bridge;
+    const pending = vi
+      .spyOn(services.extensions.store, 'pending')
+      .mockRejectedValue(new Error('database went away'));
+    const client = new ExtensionClient(node.url, dice);
+    await waitFor(async () => client.errors.length > 0);
+    pending.mockRestore();
+    expect(services.extensions.hub.connectionCount).toBe(0);
+    expect(await services.extensions.store.connected('dice')).toBe(false);
+    await client.close();
   });
 
   test('an invocation already pending is delivered to a client that connects later', async ({ bridge }) => {

@@ -108,6 +108,7 @@ export class BridgeHub {
         },
         end: () => stop(),
       };
+      let present = false;
       try {
         await this.database.db.insert(extensionConnections).values({
           id: connection.id,
@@ -116,10 +117,13 @@ export class BridgeHub {
           hubId: this.hubId,
           expiresAt: sql`now() + ${this.options.connectionLeaseMs} * interval '1 millisecond'`,
         });
+        present = true;
         this.connections.set(connection.id, connection);
         for (const row of await this.store.pending([extensionId])) connection.push(row);
       } catch (error) {
         this.connections.delete(connection.id);
+        // Its presence row would otherwise count it as connected until the lease ran out.
+        if (present) await this.disconnect([connection.id]);
         stop(error);
         return;
       }
