@@ -2,7 +2,7 @@ import { DomainError } from '../domain/errors.js';
 import { countTokens } from '../domain/tokens.js';
 import { type Fitted, headAndTail, keepHead, keepTail } from './fit.js';
 import type { ContextPreset } from './preset.js';
-import { entryOf, fitEntries, renderEntries } from './tool-results.js';
+import { entriesTokens, entryOf, fitEntries, renderEntries } from './tool-results.js';
 import type {
   ContextFrame,
   ContextSources,
@@ -82,6 +82,7 @@ function component(
   content: string,
   originalTokens: number,
   applied: OverflowRule | null,
+  tokens: number = countTokens(content),
 ): PromptComponent {
   return {
     kind: c.kind,
@@ -91,7 +92,7 @@ function component(
     required: c.required ?? false,
     overflow: c.overflow ?? 'TRUNCATE',
     content,
-    tokens: countTokens(content),
+    tokens,
     originalTokens,
     applied,
   };
@@ -105,8 +106,9 @@ function build(c: PresetComponent, sources: ContextSources, dropped: DroppedComp
   if (raw === null) return null;
   const entries = isTools ? sources.toolCalls.map((s) => entryOf(s, c.form ?? 'RAW')) : null;
   const text = entries ? renderEntries(entries) : raw.text;
-  const tokens = countTokens(text);
-  if (tokens <= c.tokenBudget) return { component: component(c, raw.source, text, tokens, null), entries };
+  const tokens = entries ? entriesTokens(entries) : countTokens(text);
+  if (tokens <= c.tokenBudget)
+    return { component: component(c, raw.source, text, tokens, null, tokens), entries };
   if (rule === 'FAIL')
     throw budgetExceeded(`the ${c.kind} component`, { kind: c.kind, tokens, budget: c.tokenBudget });
   if (rule === 'DROP') {
@@ -122,7 +124,14 @@ function build(c: PresetComponent, sources: ContextSources, dropped: DroppedComp
   if (entries) {
     const fitted = fitEntries(entries, sources.toolCalls, c.tokenBudget, rule);
     return {
-      component: component(c, raw.source, renderEntries(fitted.entries), tokens, fitted.applied),
+      component: component(
+        c,
+        raw.source,
+        renderEntries(fitted.entries),
+        tokens,
+        fitted.applied,
+        entriesTokens(fitted.entries),
+      ),
       entries: fitted.entries,
     };
   }

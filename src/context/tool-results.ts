@@ -36,14 +36,51 @@ export function entryOf(source: ToolCallSource, form: ToolResultForm): ToolResul
 }
 
 const header = (e: ToolResultEntry) => `[${e.name} · call ${e.providerCallId ?? e.callId} · ${e.status}]`;
+const SEPARATOR = '\n\n';
+
+const blockOf = (e: ToolResultEntry) => `${header(e)}\n${e.text}`;
+const omittedBlock = (count: number) => `[… ${count} older tool results truncated]`;
+
+function blocksOf(entries: readonly ToolResultEntry[]): string[] {
+  const shown = entries.filter((e) => !e.omitted);
+  const omitted = entries.length - shown.length;
+  const blocks = shown.map(blockOf);
+  if (omitted > 0) blocks.unshift(omittedBlock(omitted));
+  return blocks;
+}
 
 /** The component text: each shown entry under a header naming the tool, the call and its status. */
 export function renderEntries(entries: readonly ToolResultEntry[]): string {
+  return blocksOf(entries).join(SEPARATOR);
+}
+
+/** Per entry: the tokens of its block followed by a separator, and of its block alone (the last). */
+const unitTokens = new WeakMap<ToolResultEntry, { followed?: number; last?: number }>();
+
+function entryUnitTokens(e: ToolResultEntry, last: boolean): number {
+  let known = unitTokens.get(e);
+  if (!known) {
+    known = {};
+    unitTokens.set(e, known);
+  }
+  const key = last ? 'last' : 'followed';
+  known[key] ??= countTokens(last ? blockOf(e) : `${blockOf(e)}${SEPARATOR}`);
+  return known[key];
+}
+
+/**
+ * Exactly `countTokens(renderEntries(entries))`, counted block by block. Every block starts with
+ * `[` after a blank line, and the tokenizer's pre-split never joins a line break to a following
+ * `[`, so the count of the whole is the sum of the counts of each block with the separator after
+ * it. Fitting tries many arrangements of the same entries: each is tokenized once (and, its text
+ * being immutable, stays counted for the run's later requests), so fitting is linear in the results.
+ */
+export function entriesTokens(entries: readonly ToolResultEntry[]): number {
   const shown = entries.filter((e) => !e.omitted);
   const omitted = entries.length - shown.length;
-  const blocks = shown.map((e) => `${header(e)}\n${e.text}`);
-  if (omitted > 0) blocks.unshift(`[… ${omitted} older tool results truncated]`);
-  return blocks.join('\n\n');
+  let sum = omitted > 0 ? countTokens(`${omittedBlock(omitted)}${shown.length > 0 ? SEPARATOR : ''}`) : 0;
+  for (const [i, e] of shown.entries()) sum += entryUnitTokens(e, i === shown.length - 1);
+  return sum;
 }
 
 export interface FittedEntries {
@@ -51,36 +88,14 @@ export interface FittedEntries {
   applied: OverflowRule | null;
 }
 
-const textTokens = new WeakMap<ToolResultEntry, number>();
-const blockTokens = new WeakMap<ToolResultEntry, number>();
-const memo = (cache: WeakMap<ToolResultEntry, number>, e: ToolResultEntry, text: () => string) => {
-  let tokens = cache.get(e);
-  if (tokens === undefined) {
-    tokens = countTokens(text());
-    cache.set(e, tokens);
-  }
-  return tokens;
-};
-
 const omittedEntry = (e: ToolResultEntry): ToolResultEntry => ({
   ...e,
-  text: truncatedMarker(memo(textTokens, e, () => e.text)),
+  text: truncatedMarker(countTokens(e.text)),
   truncated: true,
   omitted: true,
 });
 
-/**
- * Whether the rendered entries fit the budget. Fitting tries many arrangements; tokenizing all of
- * them in full would grow with the square of the number of results. Each entry's block is counted
- * once, and their sum differs from the exact count only by a token or two per join, so the exact
- * count runs only for arrangements whose sum is near the budget.
- */
-function fits(entries: readonly ToolResultEntry[], budget: number): boolean {
-  const shown = entries.filter((e) => !e.omitted);
-  const sum = shown.reduce((total, e) => total + memo(blockTokens, e, () => `${header(e)}\n${e.text}`), 0);
-  if (sum - 2 * shown.length - 16 > budget) return false;
-  return countTokens(renderEntries(entries)) <= budget;
-}
+const fits = (entries: readonly ToolResultEntry[], budget: number) => entriesTokens(entries) <= budget;
 
 /**
  * Newest results matter most: the fewest oldest entries are left out (their native answers carry
@@ -94,7 +109,7 @@ function truncateEntries(entries: readonly ToolResultEntry[], budget: number): T
     const oldest = out[omit]!;
     const rest = out.map((e, i) => (i === omit ? { ...e, text: '' } : e));
     if (!fits(rest, budget - 9)) continue;
-    const room = budget - countTokens(renderEntries(rest));
+    const room = budget - entriesTokens(rest);
     out[omit] = { ...oldest, text: keepHead(oldest.text, room - 2).text, truncated: true };
     if (fits(out, budget)) return out;
   }

@@ -39,20 +39,67 @@ function encode(text: string): number[] {
   return parts.length === 1 ? parts[0]! : parts.flat();
 }
 
+/**
+ * Counts of long texts, newest use last. Tool results and history are immutable and every model
+ * request of a run counts them again, so after the first request only new text is tokenized.
+ * Bounded by the characters held, not the number of texts.
+ */
+const counted = new Map<string, number>();
+const CACHED_MIN_CHARS = 512;
+const CACHE_MAX_CHARS = 8 * 1024 * 1024;
+let cachedChars = 0;
+
 export function countTokens(text: string): number {
-  return text.length === 0 ? 0 : encode(text).length;
+  if (text.length === 0) return 0;
+  if (text.length < CACHED_MIN_CHARS || text.length > CACHE_MAX_CHARS / 8) return encode(text).length;
+  const known = counted.get(text);
+  if (known !== undefined) {
+    counted.delete(text);
+    counted.set(text, known);
+    return known;
+  }
+  const tokens = encode(text).length;
+  counted.set(text, tokens);
+  cachedChars += text.length;
+  for (const oldest of counted.keys()) {
+    if (cachedChars <= CACHE_MAX_CHARS) break;
+    counted.delete(oldest);
+    cachedChars -= oldest.length;
+  }
+  return tokens;
 }
 
-/** The longest prefix of `text` that fits in `maxTokens` tokens. */
+/** Characters first tried per token wanted: generous for English (about 4), ample for CJK (1-2). */
+const CHARS_PER_TOKEN_GUESS = 8;
+
+/** Never cuts between the halves of a surrogate pair. */
+const prefixEnd = (text: string, at: number) =>
+  at < text.length && /[\uDC00-\uDFFF]/.test(text[at]!) ? at - 1 : at;
+const suffixStart = (text: string, at: number) =>
+  at > 0 && /[\uDC00-\uDFFF]/.test(text[at]!) ? at - 1 : at;
+
+/**
+ * The longest prefix of `text` that fits in `maxTokens` tokens. Only a window a little longer than
+ * the answer is encoded (widened until it holds more than `maxTokens` tokens), so cutting a small
+ * head off a long text costs the head, not the text.
+ */
 export function truncateToTokens(text: string, maxTokens: number): string {
-  const tokens = encode(text);
-  if (tokens.length <= maxTokens) return text;
-  return tokenizer().decode(tokens.slice(0, maxTokens));
+  if (maxTokens <= 0) return '';
+  for (let size = maxTokens * CHARS_PER_TOKEN_GUESS + 64; ; size *= 2) {
+    const whole = size >= text.length;
+    const tokens = encode(whole ? text : text.slice(0, prefixEnd(text, size)));
+    if (tokens.length > maxTokens) return tokenizer().decode(tokens.slice(0, maxTokens));
+    if (whole) return text;
+  }
 }
 
-/** The longest suffix of `text` that fits in `maxTokens` tokens. */
+/** The longest suffix of `text` that fits in `maxTokens` tokens, encoding only a window as above. */
 export function lastTokens(text: string, maxTokens: number): string {
-  const tokens = encode(text);
-  if (tokens.length <= maxTokens) return text;
-  return maxTokens <= 0 ? '' : tokenizer().decode(tokens.slice(tokens.length - maxTokens));
+  if (maxTokens <= 0) return '';
+  for (let size = maxTokens * CHARS_PER_TOKEN_GUESS + 64; ; size *= 2) {
+    const whole = size >= text.length;
+    const tokens = encode(whole ? text : text.slice(suffixStart(text, text.length - size)));
+    if (tokens.length > maxTokens) return tokenizer().decode(tokens.slice(tokens.length - maxTokens));
+    if (whole) return text;
+  }
 }
