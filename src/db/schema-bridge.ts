@@ -1,6 +1,7 @@
-import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { index, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import type { ExtensionAnswer } from '../domain/extension-tool.js';
 import { createdAt, tstz } from './columns.js';
+import { jsonb } from './jsonb.js';
 
 /**
  * Issue 6, extension tool bridge. Both tables live in Postgres because the process that dispatches

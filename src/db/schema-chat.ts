@@ -4,7 +4,6 @@ import {
   customType,
   index,
   integer,
-  jsonb,
   pgTable,
   primaryKey,
   text,
@@ -15,6 +14,7 @@ import type { ChatHeaderShape, ChatRole, LineEnding } from '../domain/sillytaver
 import type { WorldInfoEntryFields, WorldInfoSource } from '../domain/sillytavern/worldinfo.js';
 import type { SkillWarning } from '../domain/skills/skill.js';
 import { createdAt, tstz } from './columns.js';
+import { jsonb } from './jsonb.js';
 
 /**
  * Issue 7: SillyTavern chats, Agent Skills and lorebooks. Run ids are plain uuids without a foreign

@@ -1,5 +1,6 @@
-import { boolean, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { boolean, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { createdAt, updatedAt } from './columns.js';
+import { jsonb } from './jsonb.js';
 
 /**
  * Issue 6: MCP servers are configured by an admin only (GraphQL or CLI): a stdio command is run

@@ -1,6 +1,7 @@
-import { index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { TurnPart } from '../providers/types.js';
 import { createdAt } from './columns.js';
+import { jsonb } from './jsonb.js';
 import { runs } from './schema.js';
 
 /**

@@ -1,6 +1,7 @@
-import { bigint, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { WorkspaceRoot } from '../domain/workspace/roots.js';
 import { bytea, createdAt, tstz, updatedAt } from './columns.js';
+import { jsonb } from './jsonb.js';
 
 /**
  * Issue 4: workspaces live in Postgres so that a write, its checkpoint and its journal event

@@ -1,19 +1,10 @@
 import { sql } from 'drizzle-orm';
-import {
-  bigint,
-  boolean,
-  index,
-  integer,
-  jsonb,
-  pgTable,
-  text,
-  uniqueIndex,
-  uuid,
-} from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { ToolCallStatus } from '../domain/tool-call.js';
 import type { ToolError, ToolResult } from '../domain/tool-result.js';
 import type { JsonSchema, ToolAnnotations, ToolBudget } from '../domain/tool-spec.js';
 import { bytea, createdAt, tstz, updatedAt } from './columns.js';
+import { jsonb } from './jsonb.js';
 
 export const tools = pgTable('tools', {
   name: text('name').primaryKey(),

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { cutAt } from './unicode.js';
 
 /** JSON with object keys sorted at every level, so equal values always serialise the same way. */
 export function canonicalJson(value: unknown): string {
@@ -19,5 +20,5 @@ export function hashArguments(args: unknown): string {
 
 export function summarize(value: unknown, maxChars = 500): string {
   const text = canonicalJson(value);
-  return text.length <= maxChars ? text : `${text.slice(0, maxChars)}… (${text.length} characters)`;
+  return text.length <= maxChars ? text : `${cutAt(text, maxChars)}… (${text.length} characters)`;
 }

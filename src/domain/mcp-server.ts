@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LONE_SURROGATE } from './unicode.js';
 
 /**
  * MCP server configuration as an admin enters it. The name becomes part of every tool name
@@ -17,8 +18,6 @@ export const mcpServerNameSchema = z
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 // RFC 9110 token characters: anything else would be refused by fetch, or split a header.
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 const namedValues = (pattern: RegExp, what: string, valueCheck: z.ZodString) =>
   z

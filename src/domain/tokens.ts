@@ -75,8 +75,7 @@ const CHARS_PER_TOKEN_GUESS = 8;
 /** Never cuts between the halves of a surrogate pair. */
 const prefixEnd = (text: string, at: number) =>
   at < text.length && /[\uDC00-\uDFFF]/.test(text[at]!) ? at - 1 : at;
-const suffixStart = (text: string, at: number) =>
-  at > 0 && /[\uDC00-\uDFFF]/.test(text[at]!) ? at - 1 : at;
+const suffixStart = (text: string, at: number) => (at > 0 && /[\uDC00-\uDFFF]/.test(text[at]!) ? at - 1 : at);
 
 /**
  * The longest prefix of `text` that fits in `maxTokens` tokens. Only a window a little longer than

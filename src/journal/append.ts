@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { journalEvents } from '../db/schema.js';
 import { type Executor, rowsOf } from '../db/tx.js';
 import { type JournalEvent, MAX_PAYLOAD_BYTES, type NewJournalEvent } from '../domain/journal-event.js';
+import { cutAt } from '../domain/unicode.js';
 
 export const JOURNAL_CHANNEL = 'ats_journal';
 
@@ -28,7 +29,7 @@ function boundedPayload(event: NewJournalEvent): Record<string, unknown> {
     ...kept,
     truncated: true,
     originalBytes: Buffer.byteLength(text, 'utf8'),
-    preview: text.slice(0, 1024),
+    preview: cutAt(text, 1024),
   };
 }
 

@@ -26,6 +26,7 @@ import {
   type ChatRole,
   type LineEnding,
 } from '../domain/sillytavern/chat-jsonl.js';
+import { wellFormed } from '../domain/unicode.js';
 import { parseInput } from './parse-input.js';
 
 export type ChatRow = typeof chats.$inferSelect;
@@ -173,11 +174,9 @@ const STATS_TTL_MS = 60_000;
 
 export const messageRef = (chatId: string, index: number) => `chat:${chatId}#${index}`;
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
 /** Postgres text holds neither NUL nor lone surrogates; the raw line keeps the original escapes. */
 function storable(text: string): string {
-  return text.replace(LONE_SURROGATE, '\uFFFD').replaceAll('\u0000', '\uFFFD');
+  return wellFormed(text).replaceAll('\u0000', '\uFFFD');
 }
 
 function codePoints(text: string): number {

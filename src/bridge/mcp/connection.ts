@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Db } from '../../db/client.js';
 import type { McpServerConfig } from '../../domain/mcp-server.js';
+import { cutAt } from '../../domain/unicode.js';
 import type { Logger } from '../../logger.js';
 import { type SyncChanges, syncServerTools } from './registry-sync.js';
 import { mapRemoteTool } from './tool-mapping.js';
@@ -307,7 +308,7 @@ export class McpConnection {
       .map((l) => l.trim())
       .filter((l) => l && !l.startsWith('at '));
     const line = lines.findLast((l) => /error/i.test(l)) ?? lines.at(-1);
-    return line ? ` (stderr: ${line.slice(0, 300)})` : '';
+    return line ? ` (stderr: ${cutAt(line, 300)})` : '';
   }
 
   private describe(error: unknown): string {
