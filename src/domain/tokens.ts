@@ -9,6 +9,12 @@ function tokenizer(): Tiktoken {
   return encoder;
 }
 
+/**
+ * Text is counted as text: a tool result or a chat message that contains `<|endoftext|>` is not a
+ * control token (js-tiktoken would otherwise refuse it and fail the whole frame).
+ */
+const plain = (text: string) => tokenizer().encode(text, [], []);
+
 /** No run without whitespace is encoded longer than this. */
 const MAX_RUN = 256;
 const LONG_RUN = new RegExp(`\\S{${MAX_RUN + 1},}`, 'g');
@@ -20,22 +26,22 @@ const LONG_RUN = new RegExp(`\\S{${MAX_RUN + 1},}`, 'g');
  * keeps the cost linear and changes a count by at most a token per slice.
  */
 function encode(text: string): number[] {
-  if (text.length <= MAX_RUN) return tokenizer().encode(text);
+  if (text.length <= MAX_RUN) return plain(text);
   const parts: number[][] = [];
   let from = 0;
   for (const match of text.matchAll(LONG_RUN)) {
     const start = match.index;
-    if (start > from) parts.push(tokenizer().encode(text.slice(from, start)));
+    if (start > from) parts.push(plain(text.slice(from, start)));
     const end = start + match[0].length;
     for (let at = start; at < end; ) {
       let cut = Math.min(at + MAX_RUN, end);
       if (cut < end && /[\uD800-\uDBFF]/.test(text[cut - 1]!)) cut -= 1;
-      parts.push(tokenizer().encode(text.slice(at, cut)));
+      parts.push(plain(text.slice(at, cut)));
       at = cut;
     }
     from = end;
   }
-  if (from < text.length) parts.push(tokenizer().encode(text.slice(from)));
+  if (from < text.length) parts.push(plain(text.slice(from)));
   return parts.length === 1 ? parts[0]! : parts.flat();
 }
 

@@ -25,4 +25,11 @@ describe('token counting (o200k)', () => {
       expect(text.replace(/😀/g, '')).toBe('');
     }
   });
+
+  test('special-token text such as <|endoftext|> is counted and cut as ordinary text', () => {
+    const text = 'before <|endoftext|> after';
+    expect(countTokens(text)).toBeGreaterThan(3);
+    expect(truncateToTokens(text, 100)).toBe(text);
+    expect(lastTokens(text, 100)).toBe(text);
+  });
 });
