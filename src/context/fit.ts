@@ -3,8 +3,17 @@ import { countTokens, lastTokens, truncateToTokens } from '../domain/tokens.js';
 export const truncatedMarker = (tokens: number) => `[… truncated ${tokens} tokens]`;
 export const omittedMarker = (tokens: number) => `[… ${tokens} tokens omitted …]`;
 
-// A token cut can split a multi-byte character; the decoder turns the halves into U+FFFD.
-const clean = (text: string) => text.replace(/^\uFFFD+|\uFFFD+$/g, '');
+/**
+ * A token cut can split a multi-byte character; the decoder turns the halves into U+FFFD. Trimmed
+ * by index: a regex anchored at the end retries from every position, quadratic on a long run.
+ */
+function clean(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && text[start] === '\uFFFD') start++;
+  while (end > start && text[end - 1] === '\uFFFD') end--;
+  return text.slice(start, end);
+}
 
 /**
  * Finds the largest `keep` for which `build(keep)` fits: marker and joins add a few tokens that

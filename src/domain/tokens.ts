@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200k from 'js-tiktoken/ranks/o200k_base';
 
@@ -46,32 +47,28 @@ function encode(text: string): number[] {
 }
 
 /**
- * Counts of long texts, newest use last. Tool results and history are immutable and every model
- * request of a run counts them again, so after the first request only new text is tokenized.
- * Bounded by the characters held, not the number of texts.
+ * Counts of long texts by content hash, newest use last. Tool results and history are immutable
+ * and every model request of a run counts them again, so after the first request only new text is
+ * tokenized. Keyed by a hash, not the text: a key string could be a slice that keeps a much larger
+ * string alive, and the bound is then on entries, about 100 bytes each.
  */
 const counted = new Map<string, number>();
 const CACHED_MIN_CHARS = 512;
-const CACHE_MAX_CHARS = 8 * 1024 * 1024;
-let cachedChars = 0;
+const CACHE_ENTRIES = 50_000;
 
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
-  if (text.length < CACHED_MIN_CHARS || text.length > CACHE_MAX_CHARS / 8) return encode(text).length;
-  const known = counted.get(text);
+  if (text.length < CACHED_MIN_CHARS) return encode(text).length;
+  const key = createHash('sha256').update(text).digest('base64');
+  const known = counted.get(key);
   if (known !== undefined) {
-    counted.delete(text);
-    counted.set(text, known);
+    counted.delete(key);
+    counted.set(key, known);
     return known;
   }
   const tokens = encode(text).length;
-  counted.set(text, tokens);
-  cachedChars += text.length;
-  for (const oldest of counted.keys()) {
-    if (cachedChars <= CACHE_MAX_CHARS) break;
-    counted.delete(oldest);
-    cachedChars -= oldest.length;
-  }
+  counted.set(key, tokens);
+  if (counted.size > CACHE_ENTRIES) counted.delete(counted.keys().next().value!);
   return tokens;
 }
 
