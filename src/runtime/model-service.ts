@@ -12,6 +12,7 @@ import { canonicalJson } from '../domain/canonical-json.js';
 import { badInput, conflict, DomainError, notFound } from '../domain/errors.js';
 import type { ToolCallRequest } from '../domain/tool-call.js';
 import type { ToolError } from '../domain/tool-result.js';
+import { cutAt } from '../domain/unicode.js';
 import { adapterFor } from '../providers/index.js';
 import type {
   AssistantTurn,
@@ -38,6 +39,21 @@ export type ModelTurnRow = typeof modelTurns.$inferSelect;
 function oversized(call: ToolCallRequest): ToolError | null {
   const bytes = Buffer.byteLength(JSON.stringify(call.arguments ?? {}));
   return bytes > MAX_ARGUMENT_BYTES ? argumentsTooLarge(call.name, bytes, MAX_ARGUMENT_BYTES) : null;
+}
+
+/**
+ * Keys for a new turn's calls that no call of the run has: a suffixed key can itself be taken (by
+ * an earlier turn whose model sent `call_0#t1`, or a direct request), so candidates are checked
+ * until none is. Runs under the run's lock, so no other turn reserves keys meanwhile.
+ */
+async function reserveCallKeys(tx: Tx, runId: string, nativeIds: readonly string[], turnIndex: number) {
+  const taken = await takenCallKeys(tx, runId, nativeIds);
+  for (;;) {
+    const keys = providerCallKeys(nativeIds, taken, turnIndex);
+    const clashes = [...(await takenCallKeys(tx, runId, keys))].filter((k) => !taken.has(k));
+    if (clashes.length === 0) return keys;
+    for (const key of clashes) taken.add(key);
+  }
 }
 
 /** Which of these ids this run already stores a call under, or reserved for an earlier turn's call. */
@@ -176,15 +192,13 @@ export class ModelService {
         .where(eq(modelTurns.runId, run.id))) as [{ count: number }];
       const scoped = scopeSyntheticIds(parsed, count);
       const nativeIds = scoped.calls.map((c) => c.call.id);
-      const keys = providerCallKeys(nativeIds, await takenCallKeys(tx, run.id, nativeIds), count);
-      const long = keys.find((k) => k.length > MAX_PROVIDER_CALL_ID_LENGTH);
+      const long = nativeIds.find((id) => id.length > MAX_PROVIDER_CALL_ID_LENGTH);
       if (long !== undefined)
         throw badInput(
-          `response: call id ${long.slice(0, 64)}… is longer than ${MAX_PROVIDER_CALL_ID_LENGTH} characters`,
-          {
-            field: 'response',
-          },
+          `response: call id ${cutAt(long, 64)}… is longer than ${MAX_PROVIDER_CALL_ID_LENGTH} characters`,
+          { field: 'response' },
         );
+      const keys = await reserveCallKeys(tx, run.id, nativeIds, count);
       const [created] = await tx
         .insert(modelTurns)
         .values({

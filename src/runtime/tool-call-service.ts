@@ -31,13 +31,15 @@ export type ToolCallRow = typeof toolCalls.$inferSelect;
 
 export const MAX_ARGUMENT_BYTES = 256 * 1024;
 export const MAX_PROVIDER_CALL_ID_LENGTH = 256;
+/** A model's call id with the turn suffix it may get when reused (`call_0#t12.2`). */
+export const MAX_PROVIDER_CALL_KEY_LENGTH = MAX_PROVIDER_CALL_ID_LENGTH + 32;
 
 export const requestToolCallInputSchema = z
   .object({
     runId: z.string().min(1),
     name: z.string().min(1).max(256),
     arguments: z.record(z.string(), z.unknown()).nullish(),
-    providerCallId: z.string().min(1).max(MAX_PROVIDER_CALL_ID_LENGTH).nullish(),
+    providerCallId: z.string().min(1).max(MAX_PROVIDER_CALL_KEY_LENGTH).nullish(),
     providerMetadata: z.record(z.string(), z.unknown()).nullish(),
     idempotencyKey: z.string().min(1).max(256).nullish(),
   })

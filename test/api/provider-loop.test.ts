@@ -432,6 +432,44 @@ describe('multi-turn loop through the API', () => {
     ]);
   });
 
+  test('OPENAI_CHAT: a reused id whose suffixed key an earlier turn already holds gets the next free key', async ({
+    services,
+    gql,
+    tokens,
+  }) => {
+    const { loop, runId } = await setUp({ services, gql, tokens });
+    const both = numbered('{"text": "zero"}');
+    both.choices[0]!.message.tool_calls.push({
+      id: 'call_0#t1',
+      type: 'function',
+      function: { name: 'test_echo', arguments: '{"text": "sneaky"}' },
+    });
+    const first = await loop.submit(runId, 'OPENAI_CHAT', both);
+    const second = await loop.submit(runId, 'OPENAI_CHAT', numbered('{"text": "again"}'));
+    expect(first.toolCalls.map((c) => c.providerCallId)).toEqual(['call_0', 'call_0#t1']);
+    expect(second.toolCalls).toMatchObject([
+      { providerCallId: 'call_0#t1.2', arguments: { text: 'again' }, status: 'COMPLETED' },
+    ]);
+    const next = await loop.request(runId, 'OPENAI_CHAT', preset);
+    expect(next.body.messages.filter((m: Json) => m.role === 'tool')).toEqual([
+      { role: 'tool', tool_call_id: 'call_0', content: 'zero' },
+      { role: 'tool', tool_call_id: 'call_0#t1', content: 'sneaky' },
+      { role: 'tool', tool_call_id: 'call_0', content: 'again' },
+    ]);
+  });
+
+  test('OPENAI_CHAT: an empty call id is stored under a turn key and answered under the empty id', async ({
+    services,
+    gql,
+    tokens,
+  }) => {
+    const { loop, runId } = await setUp({ services, gql, tokens });
+    const submitted = await loop.submit(runId, 'OPENAI_CHAT', numbered('{"text": "anonymous"}', ''));
+    expect(submitted.toolCalls).toMatchObject([{ providerCallId: '#t0', status: 'COMPLETED' }]);
+    const next = await loop.request(runId, 'OPENAI_CHAT', preset);
+    expect(next.body.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: '', content: 'anonymous' });
+  });
+
   test('a call id longer than 256 characters refuses the whole response and stores nothing', async ({
     services,
     gql,

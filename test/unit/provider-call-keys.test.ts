@@ -21,4 +21,8 @@ describe('providerCallKeys', () => {
   test('a suffixed key that is itself taken is skipped', () => {
     expect(providerCallKeys(['call_0'], new Set(['call_0', 'call_0#t4']), 4)).toEqual(['call_0#t4.2']);
   });
+
+  test('an empty id always gets the turn index, numbered like any repeat', () => {
+    expect(providerCallKeys(['', ''], new Set(), 2)).toEqual(['#t2', '#t2.2']);
+  });
 });
