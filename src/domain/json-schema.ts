@@ -16,21 +16,74 @@ export const MAX_TOOL_SCHEMA_BYTES = 64 * 1024;
 /**
  * `pattern` and `patternProperties` come from MCP servers and extensions, and the strings they are
  * tested against from models (up to 256 KiB). A backtracking engine can take exponential time on
- * such a pair and block the process, so patterns run on RE2 (linear time). RE2 has no lookaround
- * and no backreferences: a schema that uses them does not compile, and says why.
+ * such a pair and block the process, so patterns run on RE2, whose time is linear in the input.
+ * RE2 has no lookaround and no backreferences: a schema that uses them does not compile, and says
+ * why. Its time also grows with the pattern's size, so patterns are capped in size, and the
+ * matching one validation may do in all is capped in work (input length × pattern size).
  */
+const MAX_PATTERN_PROGRAM = 2_000;
+const MAX_PATTERN_WORK = 16_000_000;
+let patternWork = 0;
+
+class PatternWorkExceeded extends Error {}
+
+// JavaScript's \s (with the u flag) is wider than RE2's [\t\n\f\r ]; `.` also stops at \r,
+// U+2028 and U+2029. Rewritten so that a schema means what its author tested in JavaScript.
+const JS_SPACE = '\\t\\n\\v\\f\\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
+const JS_DOT = '[^\\n\\r\u2028\u2029]';
+
+function toRe2Syntax(pattern: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\' && i + 1 < pattern.length) {
+      const next = pattern[++i]!;
+      if (next === 's') out += inClass ? JS_SPACE : `[${JS_SPACE}]`;
+      else if (next === 'S' && !inClass) out += `[^${JS_SPACE}]`;
+      else out += c + next;
+    } else if (c === '[' && !inClass) {
+      inClass = true;
+      out += c;
+      if (pattern[i + 1] === '^') out += pattern[++i];
+    } else if (c === ']' && inClass) {
+      inClass = false;
+      out += c;
+    } else if (c === '.' && !inClass) out += JS_DOT;
+    else out += c;
+  }
+  return out;
+}
+
+function re2(pattern: string): RE2JS {
+  let re: RE2JS;
+  try {
+    re = RE2JS.compile(RE2JS.translateRegExp(toRe2Syntax(pattern)));
+  } catch (error) {
+    throw new Error(
+      `pattern ${JSON.stringify(pattern)} is not supported (patterns run on RE2: no lookaround, no backreferences, repeats up to 1000): ${(error as Error).message}`,
+    );
+  }
+  if (re.programSize() > MAX_PATTERN_PROGRAM)
+    throw new Error(
+      `pattern ${JSON.stringify(pattern)} is too complex (${re.programSize()} RE2 instructions; at most ${MAX_PATTERN_PROGRAM})`,
+    );
+  return re;
+}
+
 const linearRegExp = Object.assign(
   (pattern: string) => {
-    let re: RE2JS;
-    try {
-      re = RE2JS.compile(RE2JS.translateRegExp(pattern));
-    } catch (error) {
-      throw new Error(
-        `pattern ${JSON.stringify(pattern)} cannot run on a linear-time engine (no lookaround or backreferences): ${(error as Error).message}`,
-      );
-    }
-    // Ajv caches compiled patterns under toString(), so it must name the pattern.
-    return { test: (s: string) => re.matcher(s).find(), toString: () => `/${pattern}/re2` };
+    const re = re2(pattern);
+    const size = re.programSize();
+    return {
+      test: (s: string) => {
+        patternWork += (s.length + 1) * size;
+        if (patternWork > MAX_PATTERN_WORK) throw new PatternWorkExceeded();
+        return re.matcher(s).find();
+      },
+      // Ajv caches compiled patterns under toString(), so it must name the pattern.
+      toString: () => `/${pattern}/re2`,
+    };
   },
   { code: 'RE2JS' },
 );
@@ -115,7 +168,18 @@ export function validateAgainst(schema: JsonSchema, value: unknown): ValidationI
     // A schema stored before a rule it breaks existed: nothing can be checked against it.
     return [{ path: '(schema)', message: `the schema cannot be used: ${(error as Error).message}` }];
   }
-  if (validate(value)) return [];
+  patternWork = 0;
+  try {
+    if (validate(value)) return [];
+  } catch (error) {
+    if (!(error instanceof PatternWorkExceeded)) throw error;
+    return [
+      {
+        path: '(root)',
+        message: "is too long to check against the schema's patterns; send shorter strings",
+      },
+    ];
+  }
   return (validate.errors ?? []).map(describeIssue);
 }
 

@@ -38,9 +38,7 @@ describe('tool JSON Schemas', () => {
     for (const pattern of ['^(?=.*\\d).+$', '^(a)\\1$']) {
       const check = checkToolSchema(object({ s: { type: 'string', pattern } }), true);
       expect(check.ok).toBe(false);
-      expect(!check.ok && check.message).toContain(
-        `pattern ${JSON.stringify(pattern)} cannot run on a linear-time engine`,
-      );
+      expect(!check.ok && check.message).toContain(`pattern ${JSON.stringify(pattern)} is not supported`);
     }
   });
 
@@ -60,5 +58,44 @@ describe('tool JSON Schemas', () => {
     expect(validateAgainst(schema, { s: 'ab' })).toEqual([
       { path: '(schema)', message: expect.stringContaining('the schema cannot be used: pattern') },
     ]);
+  });
+
+  test('\\s, \\S and . keep their JavaScript meaning (wider spaces; a dot stops at \\r)', () => {
+    const schema = object({
+      word: { type: 'string', pattern: '^\\S+$' },
+      space: { type: 'string', pattern: '^\\s+$' },
+      line: { type: 'string', pattern: '^.+$' },
+      any: { type: 'string', pattern: '^[\\s\\S]+$' },
+      notSpace: { type: 'string', pattern: '^[^\\s]+$' },
+    });
+    expect(
+      validateAgainst(schema, {
+        word: 'a😀b',
+        space: '\u3000\u00a0 ',
+        line: '😀 x',
+        any: 'a\nb',
+        notSpace: 'ab',
+      }),
+    ).toEqual([]);
+    expect(
+      validateAgainst(schema, { word: 'a\u00a0b', line: 'a\rb', notSpace: 'a\u2028b' }).map((i) => i.path),
+    ).toEqual(['/word', '/line', '/notSpace']);
+  });
+
+  test('a pattern too large for RE2 to run cheaply is refused with its size', () => {
+    const check = checkToolSchema(
+      object({ s: { type: 'string', pattern: '[a-z]{1000}[0-9]{1000}x' } }),
+      true,
+    );
+    expect(check.ok).toBe(false);
+    expect(!check.ok && check.message).toMatch(/is too complex \(\d+ RE2 instructions; at most 2000\)/);
+  });
+
+  test('matching costlier than a validation may spend is a validation issue, not a stall', () => {
+    const schema = object({ s: { type: 'string', pattern: '[a-z]{300}[0-9]' } });
+    expect(validateAgainst(schema, { s: 'a'.repeat(256 * 1024) })).toEqual([
+      { path: '(root)', message: "is too long to check against the schema's patterns; send shorter strings" },
+    ]);
+    expect(validateAgainst(schema, { s: `${'a'.repeat(300)}1` })).toEqual([]);
   });
 });
