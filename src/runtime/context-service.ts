@@ -1,4 +1,4 @@
-import { and, desc, eq, notInArray } from 'drizzle-orm';
+import { and, desc, eq, notInArray, sql } from 'drizzle-orm';
 import { assembleFrame } from '../context/assemble.js';
 import { type ContextPreset, contextPresetSchema, namedPreset } from '../context/preset.js';
 import type {
@@ -100,7 +100,8 @@ export class ContextService {
   private async recordDrops(run: RunRow, frame: ContextFrame, principal: Principal): Promise<void> {
     const actor = actorOf(principal);
     await this.db.transaction(async (tx) => {
-      await this.runs.lock(tx, run.id);
+      // Not the run's row lock: a frame is read while calls run, and only drop records need ordering.
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`context-drops:${run.id}`}))`);
       const seen = await tx
         .select({ payload: journalEvents.payload })
         .from(journalEvents)
