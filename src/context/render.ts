@@ -5,6 +5,9 @@ import { renderEntries } from './tool-results.js';
 import type { ContextFrame } from './types.js';
 
 export const HIDDEN_RESULT_TEXT = '[The output of this call is not shown in this context.]';
+/** A result the frame does not hold although it shows results: older than those it reads. */
+export const OLDER_RESULT_TEXT =
+  '[The output of this call is left out: it is older than the tool results this context holds.]';
 
 /**
  * Anthropic and Gemini reject a conversation that does not open with a user turn; when a preset
@@ -26,12 +29,14 @@ export interface ConversationTurn {
  */
 export function answerFor(frame: ContextFrame, callId: string, outcome: CallOutcome): CallOutcome {
   if (outcome.outcome !== 'result') return outcome;
-  const entry = frame.toolResultsVisible ? frame.toolResults.find((e) => e.callId === callId) : undefined;
+  const text = frame.toolResultsVisible
+    ? (frame.toolResults.find((e) => e.callId === callId)?.text ?? OLDER_RESULT_TEXT)
+    : HIDDEN_RESULT_TEXT;
   return {
     ...outcome,
     result: {
       ...outcome.result,
-      content: [{ type: 'text', text: entry?.text ?? HIDDEN_RESULT_TEXT }],
+      content: [{ type: 'text', text }],
       structured: null,
     },
   };

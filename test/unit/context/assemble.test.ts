@@ -7,6 +7,7 @@ import {
   contextText,
   EMPTY_CONTEXT_TEXT,
   HIDDEN_RESULT_TEXT,
+  OLDER_RESULT_TEXT,
   renderModelRequest,
 } from '../../../src/context/render.js';
 import type { ContextSources, ToolCallSource } from '../../../src/context/types.js';
@@ -312,6 +313,14 @@ describe('native answers come from the frame', () => {
     const hidden = answerFor(none, '1', source.outcome);
     expect(hidden.outcome === 'result' && hidden.result.content).toEqual([
       { type: 'text', text: HIDDEN_RESULT_TEXT },
+    ]);
+  });
+
+  test('a result older than those the frame holds says so instead of claiming it is hidden', () => {
+    const source = sources().toolCalls[0]!;
+    const older = answerFor(frame, 'not-in-the-frame', source.outcome);
+    expect(older.outcome === 'result' && older.result.content).toEqual([
+      { type: 'text', text: OLDER_RESULT_TEXT },
     ]);
   });
 
