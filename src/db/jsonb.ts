@@ -1,8 +1,8 @@
 import { customType } from 'drizzle-orm/pg-core';
-import { wellFormed } from '../domain/unicode.js';
+import { storableText } from '../domain/unicode.js';
 
 function storableValue(value: unknown): unknown {
-  if (typeof value === 'string') return wellFormed(value).replaceAll('\u0000', '\uFFFD');
+  if (typeof value === 'string') return storableText(value);
   if (Array.isArray(value)) return value.map(storableValue);
   if (value !== null && typeof value === 'object')
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [storableValue(k), storableValue(v)]));

@@ -55,7 +55,7 @@ function toRe2Syntax(pattern: string): string {
   return out;
 }
 
-function re2(pattern: string): RE2JS {
+function re2(pattern: string): { re: RE2JS; size: number } {
   let re: RE2JS;
   try {
     re = RE2JS.compile(RE2JS.translateRegExp(toRe2Syntax(pattern)));
@@ -64,17 +64,17 @@ function re2(pattern: string): RE2JS {
       `pattern ${JSON.stringify(pattern)} is not supported (patterns run on RE2: no lookaround, no backreferences, repeats up to 1000): ${(error as Error).message}`,
     );
   }
-  if (re.programSize() > MAX_PATTERN_PROGRAM)
+  const size = re.programSize();
+  if (size > MAX_PATTERN_PROGRAM)
     throw new Error(
-      `pattern ${JSON.stringify(pattern)} is too complex (${re.programSize()} RE2 instructions; at most ${MAX_PATTERN_PROGRAM})`,
+      `pattern ${JSON.stringify(pattern)} is too complex (${size} RE2 instructions; at most ${MAX_PATTERN_PROGRAM})`,
     );
-  return re;
+  return { re, size };
 }
 
 const linearRegExp = Object.assign(
   (pattern: string) => {
-    const re = re2(pattern);
-    const size = re.programSize();
+    const { re, size } = re2(pattern);
     return {
       test: (s: string) => {
         patternWork += (s.length + 1) * size;

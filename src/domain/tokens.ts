@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200k from 'js-tiktoken/ranks/o200k_base';
+import { pairSafe } from './unicode.js';
 
 let encoder: Tiktoken | null = null;
 
@@ -35,8 +36,7 @@ function encode(text: string): number[] {
     if (start > from) parts.push(plain(text.slice(from, start)));
     const end = start + match[0].length;
     for (let at = start; at < end; ) {
-      let cut = Math.min(at + MAX_RUN, end);
-      if (cut < end && /[\uD800-\uDBFF]/.test(text[cut - 1]!)) cut -= 1;
+      const cut = pairSafe(text, Math.min(at + MAX_RUN, end));
       parts.push(plain(text.slice(at, cut)));
       at = cut;
     }
@@ -75,11 +75,6 @@ export function countTokens(text: string): number {
 /** Characters first tried per token wanted: generous for English (about 4), ample for CJK (1-2). */
 const CHARS_PER_TOKEN_GUESS = 8;
 
-/** Never cuts between the halves of a surrogate pair. */
-const prefixEnd = (text: string, at: number) =>
-  at < text.length && /[\uDC00-\uDFFF]/.test(text[at]!) ? at - 1 : at;
-const suffixStart = (text: string, at: number) => (at > 0 && /[\uDC00-\uDFFF]/.test(text[at]!) ? at - 1 : at);
-
 /**
  * The longest prefix of `text` that fits in `maxTokens` tokens. Only a window a little longer than
  * the answer is encoded (widened until it holds more than `maxTokens` tokens), so cutting a small
@@ -89,7 +84,7 @@ export function truncateToTokens(text: string, maxTokens: number): string {
   if (maxTokens <= 0) return '';
   for (let size = maxTokens * CHARS_PER_TOKEN_GUESS + 64; ; size *= 2) {
     const whole = size >= text.length;
-    const tokens = encode(whole ? text : text.slice(0, prefixEnd(text, size)));
+    const tokens = encode(whole ? text : text.slice(0, pairSafe(text, size)));
     if (tokens.length > maxTokens) return tokenizer().decode(tokens.slice(0, maxTokens));
     if (whole) return text;
   }
@@ -100,7 +95,7 @@ export function lastTokens(text: string, maxTokens: number): string {
   if (maxTokens <= 0) return '';
   for (let size = maxTokens * CHARS_PER_TOKEN_GUESS + 64; ; size *= 2) {
     const whole = size >= text.length;
-    const tokens = encode(whole ? text : text.slice(suffixStart(text, text.length - size)));
+    const tokens = encode(whole ? text : text.slice(pairSafe(text, text.length - size)));
     if (tokens.length > maxTokens) return tokenizer().decode(tokens.slice(tokens.length - maxTokens));
     if (whole) return text;
   }

@@ -5,13 +5,20 @@ const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
 /** Each lone surrogate replaced by U+FFFD, as a UTF-8 encoder would. */
 export const wellFormed = (text: string) => text.replace(LONE_SURROGATES, '\uFFFD');
 
+/** Text Postgres can store (as text or inside jsonb): no lone surrogates and no NUL. */
+export const storableText = (text: string) => wellFormed(text).replaceAll('\u0000', '\uFFFD');
+
+/** `at`, or one before it when a cut at `at` would split a surrogate pair. */
+export const pairSafe = (text: string, at: number) =>
+  at > 0 && at < text.length && /[\uD800-\uDBFF]/.test(text[at - 1]!) && /[\uDC00-\uDFFF]/.test(text[at]!)
+    ? at - 1
+    : at;
+
 /**
  * The first `max` code units of `text`, one fewer when the cut would split a surrogate pair: half
  * a pair stored as JSON is refused by Postgres, so a cut that lands inside an emoji would turn
  * well-formed input into a failed write.
  */
 export function cutAt(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const end = max > 0 && /[\uD800-\uDBFF]/.test(text[max - 1]!) ? max - 1 : max;
-  return text.slice(0, end);
+  return text.length <= max ? text : text.slice(0, pairSafe(text, max));
 }

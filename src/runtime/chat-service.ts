@@ -26,7 +26,7 @@ import {
   type ChatRole,
   type LineEnding,
 } from '../domain/sillytavern/chat-jsonl.js';
-import { wellFormed } from '../domain/unicode.js';
+import { storableText } from '../domain/unicode.js';
 import { parseInput } from './parse-input.js';
 
 export type ChatRow = typeof chats.$inferSelect;
@@ -174,11 +174,6 @@ const STATS_TTL_MS = 60_000;
 
 export const messageRef = (chatId: string, index: number) => `chat:${chatId}#${index}`;
 
-/** Postgres text holds neither NUL nor lone surrogates; the raw line keeps the original escapes. */
-function storable(text: string): string {
-  return wellFormed(text).replaceAll('\u0000', '\uFFFD');
-}
-
 function codePoints(text: string): number {
   let count = 0;
   for (const _ of text) count++;
@@ -208,8 +203,9 @@ function recordOf(message: ChatMessage, line: ChatLine): MessageRecord {
     idx: message.index,
     line: message.lineNumber,
     role: message.role,
-    name: storable(message.name),
-    text: storable(message.text),
+    // The raw line keeps the original escapes; the columns hold what Postgres can store.
+    name: storableText(message.name),
+    text: storableText(message.text),
     is_user: message.isUser,
     is_system: message.isSystem,
     non_standard: message.nonStandard,

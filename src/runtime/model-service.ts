@@ -42,12 +42,13 @@ function oversized(call: ToolCallRequest): ToolError | null {
 }
 
 /**
- * Keys for a new turn's calls that no call of the run has: a suffixed key can itself be taken (by
- * an earlier turn whose model sent `call_0#t1`, or a direct request), so candidates are checked
- * until none is. Runs under the run's lock, so no other turn reserves keys meanwhile.
+ * Keys for a new turn's calls that no call of the run has. Candidates are checked against the
+ * database until none is taken: a suffixed key can be taken too (by an earlier turn whose model
+ * sent `call_0#t1`, or a direct request). Usually the native ids are free and one query does. Runs
+ * under the run's lock, so no other turn reserves keys meanwhile.
  */
 async function reserveCallKeys(tx: Tx, runId: string, nativeIds: readonly string[], turnIndex: number) {
-  const taken = await takenCallKeys(tx, runId, nativeIds);
+  const taken = new Set<string>();
   for (;;) {
     const keys = providerCallKeys(nativeIds, taken, turnIndex);
     const clashes = [...(await takenCallKeys(tx, runId, keys))].filter((k) => !taken.has(k));

@@ -92,8 +92,14 @@ describe('cutting a long text encodes only a window', () => {
 
   test('a text of few tokens in many characters widens the window until it holds enough', () => {
     const spaces = `${' '.repeat(20_000)}x`;
-    expect(truncateToTokens(spaces, 3).length).toBeGreaterThan(0);
-    expect(countTokens(truncateToTokens(spaces, 3))).toBeLessThanOrEqual(3);
+    const firstWindow = 3 * 8 + 64;
+    const head = truncateToTokens(spaces, 3);
+    expect(spaces.startsWith(head)).toBe(true);
+    expect(head.length).toBeGreaterThan(firstWindow);
+    expect(countTokens(head)).toBe(3);
+    const tail = lastTokens(`x${' '.repeat(20_000)}`, 3);
+    expect(tail.length).toBeGreaterThan(firstWindow);
+    expect(countTokens(tail)).toBe(3);
     expect(truncateToTokens('short', 10)).toBe('short');
     expect(lastTokens('short', 10)).toBe('short');
     expect(truncateToTokens(long, 0)).toBe('');
