@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { chatJsonl } from '../support/chat.js';
-import { dbTest as test } from '../support/fixtures.js';
+import { dbTest } from '../support/fixtures.js';
 import { allow, eventTypes, waitFor } from '../support/lifecycle.js';
 import { type Json, loopClient, providerJson, providerStream, SUBMIT } from '../support/model-loop.js';
 
@@ -15,30 +15,30 @@ const preset = {
 const CONTEXT =
   '<CHAT_HISTORY source="chat:loop">\nTraveler: What is the weather in San Francisco?\n沈念: Let me check.\n</CHAT_HISTORY>';
 
-/**
- * The scripted model answers with recorded provider responses (../shared/fixtures/providers). Tool
- * names and arguments are rewritten to the test tools; signatures, encrypted reasoning and ids are
- * left exactly as recorded, and must come back byte for byte in the next request.
- */
-describe('multi-turn loop through the API', () => {
-  const setUp = async ({ services, gql, tokens }: Json) => {
+/** A run on the chat "loop" with the test tools allowed, and the agent's GraphQL client for it. */
+const test = dbTest.extend<{ loopRun: { loop: ReturnType<typeof loopClient>; runId: string } }>({
+  loopRun: async ({ services, gql, tokens }, use) => {
     await allow(services);
     await services.chats.importChat(chatJsonl(['What is the weather in San Francisco?', 'Let me check.']), {
       id: 'loop',
       actor: 'test',
     });
     const loop = loopClient(gql, tokens);
-    const runId = await loop.createRun({ profileId: 'p1', userId: 'u1', chatId: 'loop' });
-    return { loop, runId };
-  };
+    await use({ loop, runId: await loop.createRun({ profileId: 'p1', userId: 'u1', chatId: 'loop' }) });
+  },
+});
 
+/**
+ * The scripted model answers with recorded provider responses (../shared/fixtures/providers). Tool
+ * names and arguments are rewritten to the test tools; signatures, encrypted reasoning and ids are
+ * left exactly as recorded, and must come back byte for byte in the next request.
+ */
+describe('multi-turn loop through the API', () => {
   test('ANTHROPIC: thinking + tool_use, denied, then a final answer; signatures replayed, dropped elsewhere', async ({
     services,
-    gql,
-    tokens,
+    loopRun,
   }) => {
-    const ctx = { services, gql, tokens };
-    const { loop, runId } = await setUp(ctx);
+    const { loop, runId } = loopRun;
     const recorded = providerJson('anthropic-messages-thinking-tool_use.json');
     const response = structuredClone(recorded);
     response.content[1].name = 'test_dangerous';
@@ -60,7 +60,7 @@ describe('multi-turn loop through the API', () => {
     expect((await loop.requestError(runId, 'ANTHROPIC', preset))?.extensions?.code).toBe('CONFLICT');
 
     const denied = await loop.decide(first.toolCalls[0].id, false, 'not in tests');
-    expect(await eventTypes(ctx.services, { callId: denied.id })).toEqual([
+    expect(await eventTypes(services, { callId: denied.id })).toEqual([
       'tool_call_requested',
       'tool_call_awaiting_approval',
       'tool_call_denied',
@@ -140,13 +140,8 @@ describe('multi-turn loop through the API', () => {
     ]);
   });
 
-  test('OPENAI_CHAT: reasoning_content turn, then parallel calls with an approval', async ({
-    services,
-    gql,
-    tokens,
-  }) => {
-    const ctx = { services, gql, tokens };
-    const { loop, runId } = await setUp(ctx);
+  test('OPENAI_CHAT: reasoning_content turn, then parallel calls with an approval', async ({ loopRun }) => {
+    const { loop, runId } = loopRun;
     const deepseek = providerJson('deepseek-chat-completion-reasoning_content-tool_calls.json');
     const m1 = deepseek.choices[0].message;
     m1.tool_calls[0].function = { name: 'test_echo', arguments: '{"text": "San Francisco"}' };
@@ -204,11 +199,9 @@ describe('multi-turn loop through the API', () => {
 
   test('OPENAI_RESPONSES: streamed reasoning + an unknown tool, then a call; encrypted_content replayed', async ({
     services,
-    gql,
-    tokens,
+    loopRun,
   }) => {
-    const ctx = { services, gql, tokens };
-    const { loop, runId } = await setUp(ctx);
+    const { loop, runId } = loopRun;
     const events = providerStream('openai-responses-reasoning-function_call.stream.jsonl', [0, 56]);
     const completed = (events[55] as Json).response;
     expect(completed.output.map((i: Json) => i.type)).toEqual(['reasoning', 'function_call']);
@@ -224,7 +217,7 @@ describe('multi-turn loop through the API', () => {
         error: { kind: 'RECOVERABLE', code: 'UNKNOWN_TOOL', message: unknownMessage },
       },
     ]);
-    expect(await eventTypes(ctx.services, { callId: first.toolCalls[0].id })).toEqual([
+    expect(await eventTypes(services, { callId: first.toolCalls[0].id })).toEqual([
       'tool_call_requested',
       'tool_call_failed',
     ]);
@@ -255,12 +248,9 @@ describe('multi-turn loop through the API', () => {
   });
 
   test('GEMINI: streamed parallel calls, thoughtSignature only on the first, then a signed text turn', async ({
-    services,
-    gql,
-    tokens,
+    loopRun,
   }) => {
-    const ctx = { services, gql, tokens };
-    const { loop, runId } = await setUp(ctx);
+    const { loop, runId } = loopRun;
     const rewrite = (line: string) =>
       line
         .replaceAll('"name":"read_theme"', '"name":"test_noop"')
@@ -320,11 +310,9 @@ describe('multi-turn loop through the API', () => {
   });
 
   test('GEMINI: the same call without ids in two turns is two calls; resubmitting a turn is not', async ({
-    services,
-    gql,
-    tokens,
+    loopRun,
   }) => {
-    const { loop, runId } = await setUp({ services, gql, tokens });
+    const { loop, runId } = loopRun;
     const response = {
       candidates: [
         {
@@ -366,11 +354,9 @@ describe('multi-turn loop through the API', () => {
   });
 
   test('OPENAI_CHAT: a call id reused in a later turn is a new call, answered under its native id', async ({
-    services,
-    gql,
-    tokens,
+    loopRun,
   }) => {
-    const { loop, runId } = await setUp({ services, gql, tokens });
+    const { loop, runId } = loopRun;
     const first = await loop.submit(runId, 'OPENAI_CHAT', numbered('{"text": "one"}'));
     const second = await loop.submit(runId, 'OPENAI_CHAT', numbered('{"text": "two"}'));
     const again = await loop.submit(runId, 'OPENAI_CHAT', numbered('{"text": "two"}'));
@@ -401,10 +387,9 @@ describe('multi-turn loop through the API', () => {
 
   test('OPENAI_CHAT: a call with oversized arguments fails recoverably and the calls after it still run', async ({
     services,
-    gql,
-    tokens,
+    loopRun,
   }) => {
-    const { loop, runId } = await setUp({ services, gql, tokens });
+    const { loop, runId } = loopRun;
     const huge = JSON.stringify({ text: 'x'.repeat(300 * 1024) });
     const response = numbered(huge, 'call_big');
     response.choices[0]!.message.tool_calls.push({
@@ -433,11 +418,9 @@ describe('multi-turn loop through the API', () => {
   });
 
   test('OPENAI_CHAT: a reused id whose suffixed key an earlier turn already holds gets the next free key', async ({
-    services,
-    gql,
-    tokens,
+    loopRun,
   }) => {
-    const { loop, runId } = await setUp({ services, gql, tokens });
+    const { loop, runId } = loopRun;
     const both = numbered('{"text": "zero"}');
     both.choices[0]!.message.tool_calls.push({
       id: 'call_0#t1',
@@ -459,11 +442,9 @@ describe('multi-turn loop through the API', () => {
   });
 
   test('OPENAI_CHAT: an empty call id is stored under a turn key and answered under the empty id', async ({
-    services,
-    gql,
-    tokens,
+    loopRun,
   }) => {
-    const { loop, runId } = await setUp({ services, gql, tokens });
+    const { loop, runId } = loopRun;
     const submitted = await loop.submit(runId, 'OPENAI_CHAT', numbered('{"text": "anonymous"}', ''));
     expect(submitted.toolCalls).toMatchObject([{ providerCallId: '#t0', status: 'COMPLETED' }]);
     const next = await loop.request(runId, 'OPENAI_CHAT', preset);
@@ -474,8 +455,9 @@ describe('multi-turn loop through the API', () => {
     services,
     gql,
     tokens,
+    loopRun,
   }) => {
-    const { runId } = await setUp({ services, gql, tokens });
+    const { runId } = loopRun;
     const res = await gql(
       SUBMIT,
       { runId, provider: 'OPENAI_CHAT', response: numbered('{"text": "a"}', `call_${'x'.repeat(300)}`) },
