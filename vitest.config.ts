@@ -1,6 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
-const dbTests = ['test/db/**/*.test.ts', 'test/api/**/*.test.ts'];
+// Tests sit beside the module they specify (test/features/workspace/… for src/features/workspace/…);
+// the suffix says what a test needs: `.db.test.ts` a database, `.process.test.ts` child processes.
+const dbTests = ['test/**/*.db.test.ts'];
+const processTests = ['test/**/*.process.test.ts'];
 
 /**
  * unit: pure logic, once. pglite and postgres: the same database suites on each driver.
@@ -15,7 +18,16 @@ export default defineConfig({
       ? ['default', ['json', { outputFile: '.test-output/results.json' }]]
       : ['default'],
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: [...dbTests, ...processTests],
+          // A 2-core machine running every project at once: the tokenizer build alone can take seconds.
+          testTimeout: 20_000,
+        },
+      },
       {
         extends: true,
         test: {
@@ -40,7 +52,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'process',
-          include: ['test/process/**/*.test.ts'],
+          include: processTests,
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },

@@ -1,12 +1,12 @@
 import { Readable } from 'node:stream';
 import { sql } from 'drizzle-orm';
+import type { Invocation } from '../../src/calls/tool-contract.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { rowsOf } from '../../src/db/tx.js';
-import { generateChatJsonl, plantedMessageIndices } from '../../src/domain/sillytavern/generate-chat.js';
-import { ChatService } from '../../src/runtime/chat-service.js';
-import type { Invocation } from '../../src/runtime/executor.js';
-import { searchTool } from '../../src/tools/chat/search.js';
+import { ChatService } from '../../src/features/chat/service.js';
+import { searchTool } from '../../src/features/chat/tools/search.js';
+import { generateChatJsonl, plantedMessageIndices } from '../../test/support/generate-chat.js';
 
 /**
  * `npm run bench -- chat-search [messages] [samples]`: generates a chat (default 1,000,000 messages,

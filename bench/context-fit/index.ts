@@ -1,7 +1,7 @@
-import { assembleFrame } from '../../src/context/assemble.js';
-import { type ContextPreset, namedPreset } from '../../src/context/preset.js';
-import type { ContextSources, ToolCallSource } from '../../src/context/types.js';
-import { countTokens } from '../../src/domain/tokens.js';
+import { countTokens } from '../../src/core/tokens.js';
+import { assembleFrame } from '../../src/model/context/assemble.js';
+import { type ContextPreset, namedPreset } from '../../src/model/context/preset.js';
+import type { ContextSources, ToolCallSource } from '../../src/model/context/types.js';
 
 /**
  * `npm run bench -- context-fit [results] [chars]`: a run with many finished tool calls (default 150

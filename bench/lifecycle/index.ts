@@ -3,15 +3,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
+import { createAppServer } from '../../src/app/server.js';
+import { createServices } from '../../src/app/services.js';
+import type { BuiltInTool } from '../../src/calls/tool-contract.js';
+import type { Principal } from '../../src/core/auth.js';
+import { createLogger } from '../../src/core/logger.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { runs, toolCalls } from '../../src/db/schema.js';
-import type { Principal } from '../../src/domain/auth.js';
 import { appendEvents } from '../../src/journal/append.js';
-import { createLogger } from '../../src/logger.js';
-import type { BuiltInTool } from '../../src/runtime/executor.js';
-import { createAppServer } from '../../src/server.js';
-import { createServices } from '../../src/services.js';
 
 const noop: BuiltInTool = {
   spec: {

@@ -1,4 +1,4 @@
-import type { Services } from '../services.js';
+import type { Services } from '../app/services.js';
 
 export interface CliIo {
   out(line: string): void;

@@ -1,5 +1,5 @@
 import { customType } from 'drizzle-orm/pg-core';
-import { storableText } from '../domain/unicode.js';
+import { storableText } from '../core/unicode.js';
 
 function storableValue(value: unknown): unknown {
   if (typeof value === 'string') return storableText(value);

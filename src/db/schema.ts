@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import type { ToolCallStatus } from '../domain/tool-call.js';
-import type { ToolError, ToolResult } from '../domain/tool-result.js';
-import type { JsonSchema, ToolAnnotations, ToolBudget } from '../domain/tool-spec.js';
+import type { ToolCallStatus } from '../core/tool-call.js';
+import type { ToolError, ToolResult } from '../core/tool-result.js';
+import type { JsonSchema, ToolAnnotations, ToolBudget } from '../core/tool-spec.js';
 import { bytea, createdAt, tstz, updatedAt } from './columns.js';
 import { jsonb } from './jsonb.js';
 
@@ -195,8 +195,8 @@ export const resourceLinks = pgTable(
   (t) => [uniqueIndex('resource_links_uri_run_idx').on(t.uri, t.runId)],
 );
 
-export * from './schema-bridge.js';
-export * from './schema-chat.js';
-export * from './schema-mcp.js';
-export * from './schema-model.js';
-export * from './schema-workspace.js';
+export * from '../bridge/extension/tables.js';
+export * from '../bridge/mcp/tables.js';
+export * from '../features/chat/tables.js';
+export * from '../features/workspace/tables.js';
+export * from '../model/tables.js';

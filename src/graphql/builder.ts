@@ -3,7 +3,7 @@ import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ZodPlugin from '@pothos/plugin-zod';
 import { GraphQLError } from 'graphql';
-import type { Role } from '../domain/auth.js';
+import type { Role } from '../core/auth.js';
 import type { GraphQLContext } from './context.js';
 
 type RoleScopes = { [R in Lowercase<Role>]: boolean };

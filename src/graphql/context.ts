@@ -1,5 +1,5 @@
-import type { Principal } from '../domain/auth.js';
-import type { Services } from '../services.js';
+import type { Services } from '../app/services.js';
+import type { Principal } from '../core/auth.js';
 
 export interface GraphQLContext {
   principal: Principal | null;

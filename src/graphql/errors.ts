@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../core/errors.js';
 
 interface WrappedError {
   message: string;

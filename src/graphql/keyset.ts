@@ -1,4 +1,4 @@
-import { badInput } from '../domain/errors.js';
+import { badInput } from '../core/errors.js';
 
 /** Opaque cursors over a (timestamp, id) sort key, stable while rows are inserted. */
 export function encodeCursor(at: Date, id: string): string {

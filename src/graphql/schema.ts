@@ -1,20 +1,20 @@
 import { lexicographicSortSchema, printSchema } from 'graphql';
 import { builder } from './builder.js';
 import './scalars.js';
-import './tool.js';
-import './policy.js';
-import './token.js';
-import './tool-result.js';
-import './run.js';
-import './tool-call.js';
-import './journal.js';
-import './resource.js';
-import './workspace.js';
-import './chat.js';
-import './provider.js';
-import './context-frame.js';
-import './extension.js';
-import './mcp.js';
+import '../calls/graphql/tool.js';
+import '../calls/graphql/policy.js';
+import '../features/tokens/graphql.js';
+import '../calls/graphql/tool-result.js';
+import '../calls/graphql/run.js';
+import '../calls/graphql/tool-call.js';
+import '../journal/graphql.js';
+import '../calls/graphql/resource.js';
+import '../features/workspace/graphql.js';
+import '../features/chat/graphql.js';
+import '../model/graphql.js';
+import '../model/context/graphql.js';
+import '../bridge/extension/graphql.js';
+import '../bridge/mcp/graphql.js';
 
 export const schema = builder.toSchema();
 

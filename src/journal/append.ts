@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
+import { type JournalEvent, MAX_PAYLOAD_BYTES, type NewJournalEvent } from '../core/journal-event.js';
+import { cutAt } from '../core/unicode.js';
 import { journalEvents } from '../db/schema.js';
 import { type Executor, rowsOf } from '../db/tx.js';
-import { type JournalEvent, MAX_PAYLOAD_BYTES, type NewJournalEvent } from '../domain/journal-event.js';
-import { cutAt } from '../domain/unicode.js';
 
 export const JOURNAL_CHANNEL = 'ats_journal';
 

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { Repeater } from 'graphql-yoga';
+import type { JournalEvent } from '../core/journal-event.js';
+import type { Logger } from '../core/logger.js';
 import type { Database } from '../db/client.js';
 import { rowsOf } from '../db/tx.js';
-import type { JournalEvent } from '../domain/journal-event.js';
-import type { Logger } from '../logger.js';
 import { JOURNAL_CHANNEL } from './append.js';
 import { type JournalFilter, matchesFilter, readEvents } from './read.js';
 

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, type SQL } from 'drizzle-orm';
+import type { JournalEvent } from '../core/journal-event.js';
 import { journalEvents } from '../db/schema.js';
 import type { Executor } from '../db/tx.js';
-import type { JournalEvent } from '../domain/journal-event.js';
 import { eventOf } from './append.js';
 
 export interface JournalFilter {

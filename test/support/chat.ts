@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { SkillFile } from '../../src/domain/skills/skill.js';
+import type { SkillFile } from '../../src/features/skill/rules/skill.js';
 
-/** The shared real-world inputs (../shared/fixtures, described in its SOURCES.md). */
-export const FIXTURES = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+/** The shared real-world inputs (test/fixtures, described in its SOURCES.md). */
+export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 export const CHATS_DIR = join(FIXTURES, 'sillytavern/chats');
 export const SKILLS_DIR = join(FIXTURES, 'skills');
 

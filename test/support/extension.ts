@@ -1,10 +1,10 @@
 import { createClient } from 'graphql-ws';
 import { onTestFinished } from 'vitest';
 import WebSocket from 'ws';
+import { type AppServer, createAppServer } from '../../src/app/server.js';
+import { createServices, type Services } from '../../src/app/services.js';
+import { createLogger } from '../../src/core/logger.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
-import { createLogger } from '../../src/logger.js';
-import { type AppServer, createAppServer } from '../../src/server.js';
-import { createServices, type Services } from '../../src/services.js';
 import type { TestDatabase } from './database.js';
 import { graphqlOver } from './server-process.js';
 import { testTools } from './test-tools.js';

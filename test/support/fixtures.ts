@@ -1,8 +1,8 @@
 import { test as base, inject } from 'vitest';
-import type { Principal } from '../../src/domain/auth.js';
+import { createServices, type Services } from '../../src/app/services.js';
+import type { Principal } from '../../src/core/auth.js';
+import { createLogger } from '../../src/core/logger.js';
 import { createGraphQLHandler, type Yoga } from '../../src/graphql/yoga.js';
-import { createLogger } from '../../src/logger.js';
-import { createServices, type Services } from '../../src/services.js';
 import { createTestDatabase, resetDatabase, type TestDatabase } from './database.js';
 import { testTools } from './test-tools.js';
 

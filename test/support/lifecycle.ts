@@ -1,5 +1,5 @@
-import type { Principal } from '../../src/domain/auth.js';
-import type { Services } from '../../src/services.js';
+import type { Services } from '../../src/app/services.js';
+import type { Principal } from '../../src/core/auth.js';
 
 export const agent: Principal = {
   tokenId: '00000000-0000-4000-8000-000000000001',

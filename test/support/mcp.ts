@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
+import type { Services } from '../../src/app/services.js';
 import type { McpServerStatus } from '../../src/bridge/mcp/connection.js';
-import type { ToolCallRow } from '../../src/runtime/tool-call-service.js';
-import type { Services } from '../../src/services.js';
+import type { ToolCallRow } from '../../src/calls/tool-call-service.js';
 import { admin, agent, approver, newRun, waitFor } from './lifecycle.js';
 
 export const PROJECT_ROOT = resolve(import.meta.dirname, '../..');

@@ -5,7 +5,7 @@ import type { Gql, Role } from './fixtures.js';
 // biome-ignore lint/suspicious/noExplicitAny: tests read deep native payloads and assert their exact shape themselves.
 export type Json = any;
 
-const PROVIDERS = new URL('../../../shared/fixtures/providers/', import.meta.url);
+const PROVIDERS = new URL('../fixtures/providers/', import.meta.url);
 
 export const providerFixture = (name: string) => readFileSync(new URL(name, PROVIDERS), 'utf8');
 export const providerJson = (name: string) => JSON.parse(providerFixture(name)) as Record<string, Json>;

@@ -1,5 +1,5 @@
-import { startApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/app/config.js';
+import { startApp } from '../../src/app/start.js';
 import { testTools } from './test-tools.js';
 
 /** The real server plus the test-only tools, for tests that need separate processes. */

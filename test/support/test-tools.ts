@@ -1,7 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RecoverableToolError, SystemFailure } from '../../src/domain/tool-errors.js';
-import type { BuiltInTool } from '../../src/runtime/executor.js';
+import type { BuiltInTool } from '../../src/calls/tool-contract.js';
+import { RecoverableToolError, SystemFailure } from '../../src/core/tool-errors.js';
 
 const object = (properties: Record<string, unknown> = {}, required: string[] = []) => ({
   type: 'object',

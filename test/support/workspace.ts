@@ -1,8 +1,8 @@
-import type { WorkspaceConfig } from '../../src/domain/workspace/config.js';
-import { createLogger } from '../../src/logger.js';
-import type { ToolCallRow } from '../../src/runtime/tool-call-service.js';
-import { createServices, type Services } from '../../src/services.js';
-import { workspaceTools } from '../../src/tools/workspace/index.js';
+import { createServices, type Services } from '../../src/app/services.js';
+import type { ToolCallRow } from '../../src/calls/tool-call-service.js';
+import { createLogger } from '../../src/core/logger.js';
+import type { WorkspaceConfig } from '../../src/features/workspace/rules/config.js';
+import { workspaceTools } from '../../src/features/workspace/tools/index.js';
 import type { TestDatabase } from './database.js';
 import { admin, agent, approver, newRun, waitFor } from './lifecycle.js';
 

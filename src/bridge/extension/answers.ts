@@ -1,15 +1,15 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
+import { actorOf, type Principal } from '../../core/auth.js';
+import { badInput, conflict, notFound } from '../../core/errors.js';
+import { type ValidationIssue, validateAgainst } from '../../core/json-schema.js';
+import { parseInput } from '../../core/parse-input.js';
 import type { Db } from '../../db/client.js';
 import { type BridgeInvocationStatus, bridgeInvocations, toolCalls, tools } from '../../db/schema.js';
 import type { Tx } from '../../db/tx.js';
-import { actorOf, type Principal } from '../../domain/auth.js';
-import { badInput, conflict, notFound } from '../../domain/errors.js';
-import { answerOf, type ExtensionAnswer, extensionAnswerSchema } from '../../domain/extension-tool.js';
-import { type ValidationIssue, validateAgainst } from '../../domain/json-schema.js';
 import { appendEvents } from '../../journal/append.js';
-import { parseInput } from '../../runtime/parse-input.js';
 import type { InvocationRow } from './invocations.js';
+import { answerOf, type ExtensionAnswer, extensionAnswerSchema } from './rules/extension-tool.js';
 import { signal } from './signals.js';
 import { extensionOf } from './tools.js';
 

@@ -1,10 +1,10 @@
-import { callTimedOut } from '../../domain/call-results.js';
-import { parseExtensionToolName } from '../../domain/extension-tool.js';
-import { RecoverableToolError } from '../../domain/tool-errors.js';
-import type { ToolSpec } from '../../domain/tool-spec.js';
-import type { Invocation, ToolExecutor, ToolOutput } from '../../runtime/executor.js';
+import type { Invocation, ToolExecutor, ToolOutput } from '../../calls/tool-contract.js';
+import { callTimedOut } from '../../core/call-results.js';
+import { RecoverableToolError } from '../../core/tool-errors.js';
+import type { ToolSpec } from '../../core/tool-spec.js';
 import type { BridgeHub } from './hub.js';
 import type { InvocationRow, InvocationStore } from './invocations.js';
+import { parseExtensionToolName } from './rules/extension-tool.js';
 
 const FALLBACK_TIMEOUT_MS = 60_000;
 

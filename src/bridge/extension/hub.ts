@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import { Repeater } from 'graphql-yoga';
+import type { Principal } from '../../core/auth.js';
+import type { Logger } from '../../core/logger.js';
 import type { Database } from '../../db/client.js';
 import { apiTokens, extensionConnections } from '../../db/schema.js';
-import type { Principal } from '../../domain/auth.js';
-import type { Logger } from '../../logger.js';
 import type { InvocationRow, InvocationStore } from './invocations.js';
 import { BRIDGE_CHANNEL, type BridgeSignal, parseSignal, signal } from './signals.js';
 import { extensionOf } from './tools.js';

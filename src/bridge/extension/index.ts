@@ -1,6 +1,6 @@
+import type { Principal } from '../../core/auth.js';
+import type { Logger } from '../../core/logger.js';
 import type { Database } from '../../db/client.js';
-import type { Principal } from '../../domain/auth.js';
-import type { Logger } from '../../logger.js';
 import { ExtensionAnswerService } from './answers.js';
 import { ExtensionExecutor } from './executor.js';
 import { BridgeHub, type BridgeOptions, defaultBridgeOptions } from './hub.js';

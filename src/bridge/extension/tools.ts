@@ -1,17 +1,17 @@
 import { and, asc, eq, inArray, notInArray } from 'drizzle-orm';
+import { specOf } from '../../calls/registry-service.js';
+import type { Principal } from '../../core/auth.js';
+import { conflict, forbidden, notFound } from '../../core/errors.js';
+import { parseInput } from '../../core/parse-input.js';
+import { normalizeAnnotations, normalizeBudget, type ToolSpec } from '../../core/tool-spec.js';
 import type { Db } from '../../db/client.js';
 import { tools } from '../../db/schema.js';
-import type { Principal } from '../../domain/auth.js';
-import { conflict, forbidden, notFound } from '../../domain/errors.js';
 import {
   type ExtensionToolInput,
   extensionToolName,
   localNameSchema,
   registerExtensionToolsInputSchema,
-} from '../../domain/extension-tool.js';
-import { normalizeAnnotations, normalizeBudget, type ToolSpec } from '../../domain/tool-spec.js';
-import { parseInput } from '../../runtime/parse-input.js';
-import { specOf } from '../../runtime/registry-service.js';
+} from './rules/extension-tool.js';
 
 /** The extension a principal speaks for; only EXTENSION tokens have one. */
 export function extensionOf(principal: Principal): string {

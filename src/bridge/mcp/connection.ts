@@ -9,11 +9,11 @@ import {
   type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../../core/logger.js';
+import { cutAt } from '../../core/unicode.js';
 import type { Db } from '../../db/client.js';
-import type { McpServerConfig } from '../../domain/mcp-server.js';
-import { cutAt } from '../../domain/unicode.js';
-import type { Logger } from '../../logger.js';
 import { type SyncChanges, syncServerTools } from './registry-sync.js';
+import type { McpServerConfig } from './rules/mcp-server.js';
 import { mapRemoteTool } from './tool-mapping.js';
 
 export const connectionStates = ['CONNECTING', 'CONNECTED', 'DISCONNECTED', 'DISABLED', 'FAILED'] as const;

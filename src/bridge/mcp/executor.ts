@@ -1,7 +1,7 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { RecoverableToolError } from '../../domain/tool-errors.js';
-import type { ToolSpec } from '../../domain/tool-spec.js';
-import type { Invocation, ToolExecutor, ToolOutput } from '../../runtime/executor.js';
+import type { Invocation, ToolExecutor, ToolOutput } from '../../calls/tool-contract.js';
+import { RecoverableToolError } from '../../core/tool-errors.js';
+import type { ToolSpec } from '../../core/tool-spec.js';
 import { type McpConnection, NotConnectedError } from './connection.js';
 import type { McpConnectionManager } from './manager.js';
 import { outputOf } from './result-mapping.js';

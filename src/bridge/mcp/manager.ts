@@ -1,11 +1,10 @@
 import { asc, eq } from 'drizzle-orm';
+import { canonicalJson } from '../../core/canonical-json.js';
+import { notFound } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
 import type { Db } from '../../db/client.js';
 import { mcpServers } from '../../db/schema.js';
-import { canonicalJson } from '../../domain/canonical-json.js';
-import { notFound } from '../../domain/errors.js';
-import type { McpServerConfig } from '../../domain/mcp-server.js';
 import type { JournalBus } from '../../journal/bus.js';
-import type { Logger } from '../../logger.js';
 import {
   type ConnectionOptions,
   defaultConnectionOptions,
@@ -14,6 +13,7 @@ import {
   type McpServerStatus,
 } from './connection.js';
 import type { SyncChanges } from './registry-sync.js';
+import type { McpServerConfig } from './rules/mcp-server.js';
 
 const connectionKey = (c: McpServerConfig) =>
   canonicalJson([c.transport, c.command, c.args, c.env, c.cwd, c.url, c.headers]);

@@ -1,11 +1,11 @@
 import { and, eq, inArray } from 'drizzle-orm';
+import { canonicalJson } from '../../core/canonical-json.js';
+import type { ToolSpec } from '../../core/tool-spec.js';
 import type { Db } from '../../db/client.js';
 import { mcpServers, mcpTools, tools } from '../../db/schema.js';
 import type { Tx } from '../../db/tx.js';
-import { canonicalJson } from '../../domain/canonical-json.js';
-import type { ToolSpec } from '../../domain/tool-spec.js';
 import { appendEvents } from '../../journal/append.js';
-import { lockMcpServer } from '../../runtime/mcp-service.js';
+import { lockMcpServer } from './service.js';
 import type { MappedTool } from './tool-mapping.js';
 
 export interface SyncChanges {

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ContentPart } from '../../domain/tool-result.js';
-import type { StoredResource, ToolOutput } from '../../runtime/executor.js';
+import type { StoredResource, ToolOutput } from '../../calls/tool-contract.js';
+import type { ContentPart } from '../../core/tool-result.js';
 
 type Store = (content: Buffer, mimeType: string) => Promise<StoredResource>;
 type Block = CallToolResult['content'][number];

@@ -1,13 +1,13 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { McpToolHints } from '../../db/schema-mcp.js';
-import { checkToolSchema } from '../../domain/json-schema.js';
+import { checkToolSchema } from '../../core/json-schema.js';
 import {
   type JsonSchema,
   normalizeAnnotations,
   normalizeBudget,
   TOOL_NAME_PATTERN,
   type ToolSpec,
-} from '../../domain/tool-spec.js';
+} from '../../core/tool-spec.js';
+import type { McpToolHints } from './tables.js';
 
 export const mcpToolName = (server: string, remote: string) => `mcp.${server}.${remote}`;
 

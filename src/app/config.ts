@@ -1,0 +1,78 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { workspaceConfigFrom } from '../features/workspace/config-file.js';
+import { DEFAULT_WORKSPACE_CONFIG, type WorkspaceConfig } from '../features/workspace/rules/config.js';
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  ADMIN_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  LOG_LEVEL: z.enum(logLevels).default('info'),
+  TOOL_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  LEASE_MS: z.coerce.number().int().min(100).default(30_000),
+  WORKSPACE_CONFIG: z.string().min(1).optional(),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  adminToken: string | undefined;
+  logLevel: (typeof logLevels)[number];
+  /** Timeout of a tool call whose tool and policy set none. */
+  toolTimeoutMs: number;
+  /** How long a dispatch claim lasts without renewal; a dead process's calls are recovered after it. */
+  leaseMs: number;
+  /** Workspace roots and per-profile narrowing, from the WORKSPACE_CONFIG JSON file. */
+  workspace: WorkspaceConfig;
+};
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function readWorkspaceConfig(path: string): WorkspaceConfig {
+  try {
+    return workspaceConfigFrom(JSON.parse(readFileSync(path, 'utf8')));
+  } catch (error) {
+    const detail =
+      error instanceof z.ZodError
+        ? error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ')
+        : (error as Error).message;
+    throw new ConfigError(`Invalid configuration:\n  WORKSPACE_CONFIG (${path}): ${detail}`);
+  }
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const c = parsed.data;
+  return {
+    port: c.PORT,
+    host: c.HOST,
+    dataDir: resolve(c.DATA_DIR),
+    databaseUrl: c.DATABASE_URL,
+    adminToken: c.ADMIN_TOKEN,
+    logLevel: c.LOG_LEVEL,
+    toolTimeoutMs: c.TOOL_TIMEOUT_MS,
+    leaseMs: c.LEASE_MS,
+    workspace: c.WORKSPACE_CONFIG ? readWorkspaceConfig(c.WORKSPACE_CONFIG) : DEFAULT_WORKSPACE_CONFIG,
+  };
+}

@@ -1,0 +1,74 @@
+import { parseArgs } from 'node:util';
+import { mcpCommands } from '../bridge/mcp/cli.js';
+import { type CliIo, type Command, UsageError } from '../cli/command.js';
+import { DomainError } from '../core/errors.js';
+import { createLogger } from '../core/logger.js';
+import { chatCommands } from '../features/chat/cli.js';
+import { tokenCommands } from '../features/tokens/cli.js';
+import { workspaceCommands } from '../features/workspace/cli.js';
+import { bootstrap } from './bootstrap.js';
+import { loadConfig } from './config.js';
+
+export const commands: Command[] = [...tokenCommands, ...workspaceCommands, ...chatCommands, ...mcpCommands];
+
+function help(io: CliIo, command?: Command): void {
+  if (command) {
+    io.out(`usage: npm run cli -- ${command.usage}\n\n${command.summary}`);
+    for (const [name, option] of Object.entries(command.options ?? {}))
+      io.out(`  --${name.padEnd(14)} ${option.description}`);
+    return;
+  }
+  io.out('usage: npm run cli -- <command> [options]   (add --help to any command)\n');
+  io.out('Works offline on the database the server uses (DATA_DIR or DATABASE_URL). With the embedded');
+  io.out('database, stop the server first: PGlite allows one process at a time.\n');
+  for (const c of commands) io.out(`  ${c.path.join(' ').padEnd(22)} ${c.summary}`);
+}
+
+export async function runCli(
+  argv: string[],
+  io: CliIo,
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
+  const command = commands.find((c) => c.path.every((word, i) => argv[i] === word));
+  const wantsHelp = argv.includes('--help') || argv.includes('-h');
+  if (!command) {
+    help(io);
+    if (wantsHelp || argv.length === 0) return 0;
+    io.err(`\nunknown command: ${argv.join(' ')}`);
+    return 2;
+  }
+  if (wantsHelp) {
+    help(io, command);
+    return 0;
+  }
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: argv.slice(command.path.length),
+      options: command.options ?? {},
+      allowPositionals: true,
+    });
+  } catch (error) {
+    io.err(`${(error as Error).message}\n`);
+    help(io, command);
+    return 2;
+  }
+  const config = loadConfig(env);
+  const services = await bootstrap(config, createLogger(env.LOG_LEVEL ?? 'warn'));
+  try {
+    return await command.run(parsed as never, services, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`${error.message}\n`);
+      help(io, command);
+      return 2;
+    }
+    if (DomainError.is(error)) {
+      io.err(`${error.code}: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await services.database.close();
+  }
+}

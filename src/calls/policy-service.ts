@@ -1,0 +1,127 @@
+import { and, asc, eq, isNull, or, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
+import { actorOf, type Principal } from '../core/auth.js';
+import { forbidden, notFound } from '../core/errors.js';
+import { parseInput } from '../core/parse-input.js';
+import { type EffectiveTool, type PolicyContext, type RunUsage, resolvePolicy } from '../core/policy.js';
+import {
+  type PolicyLayer,
+  type PolicyRule,
+  type PolicyRuleInput,
+  policyRuleInputSchema,
+} from '../core/policy-rule.js';
+import { normalizeBudget } from '../core/tool-spec.js';
+import type { Db } from '../db/client.js';
+import { policyRules } from '../db/schema.js';
+import type { Executor } from '../db/tx.js';
+import type { RegistryService } from './registry-service.js';
+
+type RuleRow = typeof policyRules.$inferSelect;
+
+const ruleOf = (row: RuleRow): PolicyRule => ({
+  id: row.id,
+  layer: row.layer,
+  scopeId: row.scopeId,
+  toolPattern: row.toolPattern,
+  effect: row.effect,
+  skipApproval: row.skipApproval,
+  budget: row.budget,
+  reason: row.reason,
+});
+
+/** Admins set any rule; a person (approver) may set rules on their own USER layer and nothing else. */
+function assertMaySet(principal: Principal, layer: PolicyLayer, scopeId: string | null | undefined): void {
+  if (principal.role === 'ADMIN') return;
+  if (principal.role === 'APPROVER' && layer === 'USER' && principal.userId && principal.userId === scopeId)
+    return;
+  throw forbidden(
+    layer === 'USER'
+      ? 'only an admin or an approver token bound to that user may change USER rules'
+      : `only an admin may change ${layer} rules`,
+  );
+}
+
+export class PolicyService {
+  constructor(
+    private readonly db: Db,
+    private readonly registry: RegistryService,
+  ) {}
+
+  async list(filter: { layer?: PolicyLayer | null; scopeId?: string | null }): Promise<PolicyRule[]> {
+    const conditions: SQL[] = [];
+    if (filter.layer) conditions.push(eq(policyRules.layer, filter.layer));
+    if (filter.scopeId) conditions.push(eq(policyRules.scopeId, filter.scopeId));
+    const rows = await this.db
+      .select()
+      .from(policyRules)
+      .where(and(...conditions))
+      .orderBy(asc(policyRules.layer), asc(policyRules.createdAt), asc(policyRules.id));
+    return rows.map(ruleOf);
+  }
+
+  async set(raw: PolicyRuleInput | unknown, principal: Principal): Promise<PolicyRule> {
+    const input = parseInput(policyRuleInputSchema, raw);
+    assertMaySet(principal, input.layer, input.scopeId);
+    const values = {
+      layer: input.layer,
+      scopeId: input.scopeId ?? null,
+      toolPattern: input.toolPattern,
+      effect: input.effect,
+      skipApproval: input.skipApproval ?? false,
+      budget: input.budget ? normalizeBudget(input.budget) : null,
+      reason: input.reason ?? null,
+      createdBy: actorOf(principal),
+    };
+    if (input.id) {
+      const existing = await this.get(input.id);
+      assertMaySet(principal, existing.layer, existing.scopeId);
+      const [row] = await this.db
+        .update(policyRules)
+        .set(values)
+        .where(eq(policyRules.id, input.id))
+        .returning();
+      return ruleOf(row!);
+    }
+    const [row] = await this.db.insert(policyRules).values(values).returning();
+    return ruleOf(row!);
+  }
+
+  async remove(id: string, principal: Principal): Promise<boolean> {
+    const existing = await this.get(id);
+    assertMaySet(principal, existing.layer, existing.scopeId);
+    await this.db.delete(policyRules).where(eq(policyRules.id, id));
+    return true;
+  }
+
+  private async get(id: string): Promise<PolicyRule> {
+    if (!z.uuid().safeParse(id).success) throw notFound(`no policy rule ${id}`);
+    const [row] = await this.db.select().from(policyRules).where(eq(policyRules.id, id)).limit(1);
+    if (!row) throw notFound(`no policy rule ${id}`);
+    return ruleOf(row);
+  }
+
+  /** Only the rules that can apply to this context are loaded; resolution itself is the pure domain function. */
+  async rulesFor(context: PolicyContext, db: Executor = this.db): Promise<PolicyRule[]> {
+    const scoped = (layer: PolicyLayer, scopeId: string | null | undefined) =>
+      scopeId ? and(eq(policyRules.layer, layer), eq(policyRules.scopeId, scopeId)) : undefined;
+    const rows = await db
+      .select()
+      .from(policyRules)
+      .where(
+        or(
+          and(eq(policyRules.layer, 'PLATFORM'), isNull(policyRules.scopeId)),
+          eq(policyRules.layer, 'SOURCE'),
+          scoped('USER', context.userId),
+          scoped('PROFILE', context.profileId),
+          scoped('PLAN_NODE', context.planNodeId),
+        ),
+      )
+      .orderBy(asc(policyRules.createdAt), asc(policyRules.id));
+    return rows.map(ruleOf);
+  }
+
+  async effectiveTools(context: PolicyContext, usage?: RunUsage): Promise<EffectiveTool[]> {
+    const [tools, rules] = await Promise.all([this.registry.all(), this.rulesFor(context)]);
+    return resolvePolicy(tools, rules, context, usage);
+  }
+}

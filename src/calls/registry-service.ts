@@ -1,0 +1,145 @@
+import { and, asc, desc, eq, gt, lt, type SQL } from 'drizzle-orm';
+import { conflict, notFound } from '../core/errors.js';
+import { parseInput } from '../core/parse-input.js';
+import {
+  applyToolUpdate,
+  builtInMutableFields,
+  type RegisterToolInput,
+  registerToolInputSchema,
+  specFromRegistration,
+  type UpdateToolInput,
+  updateToolInputSchema,
+} from '../core/tool-input.js';
+import type { ToolSource, ToolSpec } from '../core/tool-spec.js';
+import type { Db } from '../db/client.js';
+import { tools } from '../db/schema.js';
+
+type ToolRow = typeof tools.$inferSelect;
+
+export function specOf(row: ToolRow): ToolSpec {
+  return {
+    name: row.name,
+    title: row.title,
+    description: row.description,
+    inputSchema: row.inputSchema,
+    outputSchema: row.outputSchema,
+    annotations: row.annotations,
+    visibility: row.visibility,
+    permission: row.permission,
+    budget: row.budget,
+    source: row.source,
+    enabled: row.enabled,
+    displayName: row.displayName,
+    approvalTemplate: row.approvalTemplate,
+  };
+}
+
+const rowValues = (spec: ToolSpec, owner: string | null) => ({ ...spec, owner, updatedAt: new Date() });
+
+export interface ToolPage {
+  source?: ToolSource | null;
+  after?: string | null;
+  before?: string | null;
+  limit: number;
+  inverted: boolean;
+}
+
+export class RegistryService {
+  constructor(private readonly db: Db) {}
+
+  async get(name: string): Promise<ToolSpec | null> {
+    const [row] = await this.db.select().from(tools).where(eq(tools.name, name)).limit(1);
+    return row ? specOf(row) : null;
+  }
+
+  async require(name: string): Promise<ToolSpec> {
+    const spec = await this.get(name);
+    if (!spec) throw notFound(`no tool named ${name}`);
+    return spec;
+  }
+
+  async all(): Promise<ToolSpec[]> {
+    return (await this.db.select().from(tools).orderBy(asc(tools.name))).map(specOf);
+  }
+
+  /** Keyset page ordered by name, the shape Pothos' resolveCursorConnection asks for. */
+  async page(args: ToolPage): Promise<ToolSpec[]> {
+    const conditions: SQL[] = [];
+    if (args.source) conditions.push(eq(tools.source, args.source));
+    if (args.after) conditions.push(gt(tools.name, args.after));
+    if (args.before) conditions.push(lt(tools.name, args.before));
+    const rows = await this.db
+      .select()
+      .from(tools)
+      .where(and(...conditions))
+      .orderBy(args.inverted ? desc(tools.name) : asc(tools.name))
+      .limit(args.limit);
+    return rows.map(specOf);
+  }
+
+  /** Registers a new tool or replaces a registered one; BUILT_IN tools are never replaced. */
+  async register(raw: RegisterToolInput | unknown, owner: string | null = null): Promise<ToolSpec> {
+    const spec = specFromRegistration(parseInput(registerToolInputSchema, raw));
+    const existing = await this.get(spec.name);
+    if (existing?.source === 'BUILT_IN')
+      throw conflict(`tool ${spec.name} is BUILT_IN and cannot be replaced`);
+    const values = rowValues({ ...spec, enabled: existing?.enabled ?? true }, owner);
+    const [row] = await this.db
+      .insert(tools)
+      .values(values)
+      .onConflictDoUpdate({ target: tools.name, set: values })
+      .returning();
+    return specOf(row!);
+  }
+
+  async update(name: string, raw: UpdateToolInput | unknown): Promise<ToolSpec> {
+    const update = parseInput(updateToolInputSchema, raw);
+    const spec = await this.require(name);
+    if (spec.source === 'BUILT_IN') {
+      const fixed = Object.entries(update)
+        .filter(
+          ([field, value]) => value != null && !(builtInMutableFields as readonly string[]).includes(field),
+        )
+        .map(([field]) => field);
+      if (fixed.length > 0) {
+        throw conflict(
+          `tool ${name} is BUILT_IN: only ${builtInMutableFields.join(', ')} can change, not ${fixed.join(', ')}`,
+        );
+      }
+    }
+    const next = applyToolUpdate(spec, update);
+    const [row] = await this.db
+      .update(tools)
+      .set({ ...next, updatedAt: new Date() })
+      .where(eq(tools.name, name))
+      .returning();
+    return specOf(row!);
+  }
+
+  setEnabled(name: string, enabled: boolean): Promise<ToolSpec> {
+    return this.update(name, { enabled });
+  }
+
+  async remove(name: string): Promise<boolean> {
+    const spec = await this.require(name);
+    if (spec.source === 'BUILT_IN') throw conflict(`tool ${name} is BUILT_IN and cannot be removed`);
+    await this.db.delete(tools).where(eq(tools.name, name));
+    return true;
+  }
+
+  /** The server's own tools: defined in code, (re)written at startup, never through the API. */
+  async upsertBuiltIn(spec: Omit<ToolSpec, 'source' | 'enabled'>): Promise<void> {
+    const full: ToolSpec = { ...spec, source: 'BUILT_IN', enabled: true };
+    const {
+      enabled: _keepAdminChoice,
+      visibility: _v,
+      permission: _p,
+      budget: _b,
+      ...definition
+    } = rowValues(full, null);
+    await this.db
+      .insert(tools)
+      .values(rowValues(full, null))
+      .onConflictDoUpdate({ target: tools.name, set: definition });
+  }
+}

@@ -1,0 +1,37 @@
+import { createHash } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { resourceLinks, resources } from '../db/schema.js';
+import type { Executor } from '../db/tx.js';
+import type { StoredResource } from './tool-contract.js';
+
+export const resourceUri = (sha256: string) => `resource://sha256/${sha256}`;
+
+/** Stores content once per sha256 and links it to a run; storing the same bytes again only adds the link. */
+export async function storeResource(
+  db: Executor,
+  content: Buffer,
+  mimeType: string,
+  runId: string | null,
+): Promise<StoredResource> {
+  const sha256 = createHash('sha256').update(content).digest('hex');
+  const uri = resourceUri(sha256);
+  await db
+    .insert(resources)
+    .values({ uri, sha256, mimeType, size: content.length, content })
+    .onConflictDoNothing();
+  if (runId) await db.insert(resourceLinks).values({ uri, runId }).onConflictDoNothing();
+  return { uri, sha256, mimeType, size: content.length };
+}
+
+export async function readResource(db: Executor, uri: string) {
+  const [row] = await db.select().from(resources).where(eq(resources.uri, uri)).limit(1);
+  return row ?? null;
+}
+
+export async function runsOfResource(db: Executor, uri: string): Promise<string[]> {
+  const rows = await db
+    .select({ runId: resourceLinks.runId })
+    .from(resourceLinks)
+    .where(eq(resourceLinks.uri, uri));
+  return rows.map((r) => r.runId);
+}

@@ -1,0 +1,206 @@
+import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { actorOf, type Principal } from '../core/auth.js';
+import { callCancelled, errorResult } from '../core/call-results.js';
+import { conflict, forbidden, notFound } from '../core/errors.js';
+import type { NewJournalEvent } from '../core/journal-event.js';
+import { parseInput } from '../core/parse-input.js';
+import type { ToolError } from '../core/tool-result.js';
+import type { Db } from '../db/client.js';
+import { runs, toolCalls } from '../db/schema.js';
+import type { Executor, Tx } from '../db/tx.js';
+import { appendEvents } from '../journal/append.js';
+
+export type RunRow = typeof runs.$inferSelect;
+export const runStatuses = ['RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
+export type RunStatus = (typeof runStatuses)[number];
+
+const id = z.string().trim().min(1).max(200);
+
+export const createRunInputSchema = z.object({
+  userId: id.nullish(),
+  profileId: id.nullish(),
+  planNodeId: id.nullish(),
+  chatId: id.nullish(),
+  workspaceId: id.nullish(),
+  deniedToolStrategy: z.enum(['FAIL_RUN', 'RETURN_DENIED_RESULT']).nullish(),
+  maxCalls: z.number().int().positive().nullish(),
+  maxCallsPerTool: z.number().int().positive().nullish(),
+});
+
+/** Calls that have not reached an end state yet. */
+export const openCallStatuses = ['REQUESTED', 'APPROVED', 'AWAITING_APPROVAL', 'STARTED'] as const;
+
+/** Agents see the runs their own token created; people and admins see every run. */
+export function assertMayRead(principal: Principal, run: RunRow): void {
+  if (principal.role === 'AGENT' && run.createdByToken !== principal.tokenId)
+    throw notFound(`no run ${run.id}`);
+  if (principal.role === 'EXTENSION') throw forbidden('extensions do not read runs');
+}
+
+export class RunService {
+  constructor(private readonly db: Db) {}
+
+  async create(raw: unknown, principal: Principal): Promise<RunRow> {
+    const input = parseInput(createRunInputSchema, raw);
+    return this.db.transaction(async (tx) => {
+      const [run] = await tx
+        .insert(runs)
+        .values({
+          status: 'RUNNING',
+          userId: input.userId ?? null,
+          profileId: input.profileId ?? null,
+          planNodeId: input.planNodeId ?? null,
+          chatId: input.chatId ?? null,
+          workspaceId: input.workspaceId ?? null,
+          deniedToolStrategy: input.deniedToolStrategy ?? 'FAIL_RUN',
+          maxCalls: input.maxCalls ?? null,
+          maxCallsPerTool: input.maxCallsPerTool ?? null,
+          createdByToken: principal.tokenId,
+          createdBy: actorOf(principal),
+          // Millisecond precision (not the column default's microseconds) so that page cursors round-trip exactly.
+          createdAt: new Date(),
+        })
+        .returning();
+      await appendEvents(tx, [
+        { type: 'run_started', runId: run!.id, actor: actorOf(principal), payload: { ...input } },
+      ]);
+      return run!;
+    });
+  }
+
+  async get(runId: string, principal?: Principal): Promise<RunRow | null> {
+    if (!z.uuid().safeParse(runId).success) return null;
+    const [run] = await this.db.select().from(runs).where(eq(runs.id, runId)).limit(1);
+    if (run && principal) {
+      try {
+        assertMayRead(principal, run);
+      } catch {
+        return null;
+      }
+    }
+    return run ?? null;
+  }
+
+  /** Newest first; `after`/`before` are (createdAt, id) keys of rows already seen. */
+  async page(
+    principal: Principal,
+    args: {
+      status?: RunStatus | null;
+      after?: { at: Date; id: string } | null;
+      before?: { at: Date; id: string } | null;
+      limit: number;
+      inverted: boolean;
+    },
+  ) {
+    const conditions: SQL[] = [];
+    if (args.status) conditions.push(eq(runs.status, args.status));
+    if (principal.role === 'AGENT') conditions.push(eq(runs.createdByToken, principal.tokenId));
+    // Raw SQL parameters bypass column encoding: timestamps travel as ISO strings and are cast.
+    if (args.after)
+      conditions.push(
+        sql`(${runs.createdAt}, ${runs.id}) < (${args.after.at.toISOString()}::timestamptz, ${args.after.id}::uuid)`,
+      );
+    if (args.before)
+      conditions.push(
+        sql`(${runs.createdAt}, ${runs.id}) > (${args.before.at.toISOString()}::timestamptz, ${args.before.id}::uuid)`,
+      );
+    const order = args.inverted ? [asc(runs.createdAt), asc(runs.id)] : [desc(runs.createdAt), desc(runs.id)];
+    return this.db
+      .select()
+      .from(runs)
+      .where(and(...conditions))
+      .orderBy(...order)
+      .limit(args.limit);
+  }
+
+  /** Locks the run row for the rest of the transaction: calls of one run are decided one at a time. */
+  async lock(tx: Tx, runId: string): Promise<RunRow> {
+    if (!z.uuid().safeParse(runId).success) throw notFound(`no run ${runId}`);
+    const [run] = await tx.select().from(runs).where(eq(runs.id, runId)).for('update').limit(1);
+    if (!run) throw notFound(`no run ${runId}`);
+    return run;
+  }
+
+  cancel(runId: string, principal: Principal): Promise<RunRow> {
+    return this.finish(runId, principal, 'CANCELLED');
+  }
+
+  complete(runId: string, principal: Principal): Promise<RunRow> {
+    return this.finish(runId, principal, 'COMPLETED');
+  }
+
+  private finish(runId: string, principal: Principal, status: 'CANCELLED' | 'COMPLETED'): Promise<RunRow> {
+    return this.db.transaction(async (tx) => {
+      const run = await this.lock(tx, runId);
+      assertMayRead(principal, run);
+      if (run.status !== 'RUNNING')
+        throw conflict(`run ${runId} is already ${run.status}`, { status: run.status });
+      return this.end(tx, run, status, actorOf(principal), null);
+    });
+  }
+
+  /**
+   * Ends a locked run: open calls are cancelled (each with a result the model can read), then the
+   * run event. Used for cancel, complete, and failures found while deciding or finishing a call.
+   */
+  async end(
+    tx: Tx,
+    run: RunRow,
+    status: 'CANCELLED' | 'COMPLETED' | 'FAILED',
+    actor: string,
+    failure: ToolError | null,
+  ) {
+    const open = await tx
+      .select()
+      .from(toolCalls)
+      .where(and(eq(toolCalls.runId, run.id), inArray(toolCalls.status, [...openCallStatuses])));
+    const events: NewJournalEvent[] = [];
+    for (const call of open) {
+      const error = callCancelled(call.name);
+      await tx
+        .update(toolCalls)
+        .set({
+          status: 'CANCELLED',
+          error,
+          result: errorResult(call.id, error),
+          finishedAt: new Date(),
+          leaseOwner: null,
+        })
+        .where(eq(toolCalls.id, call.id));
+      events.push({
+        type: 'tool_call_cancelled',
+        runId: run.id,
+        callId: call.id,
+        actor,
+        payload: { previousStatus: call.status },
+      });
+    }
+    const [ended] = await tx
+      .update(runs)
+      .set({ status, failure, finishedAt: new Date() })
+      .where(eq(runs.id, run.id))
+      .returning();
+    const type =
+      status === 'CANCELLED' ? 'run_cancelled' : status === 'COMPLETED' ? 'run_completed' : 'run_failed';
+    events.push({ type, runId: run.id, actor, payload: failure ? { failure } : {} });
+    await appendEvents(tx, events);
+    return ended!;
+  }
+
+  /** Per-tool and total calls that count against the run's budget, read under the run lock. */
+  async usage(db: Executor, run: RunRow) {
+    const rows = await db
+      .select({ name: toolCalls.name })
+      .from(toolCalls)
+      .where(and(eq(toolCalls.runId, run.id), eq(toolCalls.countsAgainstBudget, true)));
+    const callsByTool = new Map<string, number>();
+    for (const r of rows) callsByTool.set(r.name, (callsByTool.get(r.name) ?? 0) + 1);
+    return {
+      maxCalls: run.maxCalls,
+      maxCallsPerTool: run.maxCallsPerTool,
+      totalCalls: rows.length,
+      callsByTool,
+    };
+  }
+}

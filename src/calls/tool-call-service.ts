@@ -1,0 +1,487 @@
+import { and, asc, desc, eq, lt, or, type SQL, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { renderApprovalMessage } from '../bridge/extension/rules/approval-message.js';
+import { actorOf, type Principal } from '../core/auth.js';
+import {
+  approvalDenied,
+  approvalExpired,
+  budgetExhausted,
+  errorResult,
+  invalidArguments,
+  policyDenied,
+  unknownTool,
+} from '../core/call-results.js';
+import { hashArguments, summarize } from '../core/canonical-json.js';
+import { conflict, notFound } from '../core/errors.js';
+import type { NewJournalEvent } from '../core/journal-event.js';
+import { validateAgainst } from '../core/json-schema.js';
+import { parseInput } from '../core/parse-input.js';
+import { resolvePolicy } from '../core/policy.js';
+import type { ToolError } from '../core/tool-result.js';
+import type { ToolSpec } from '../core/tool-spec.js';
+import type { Db } from '../db/client.js';
+import { type DecisionRecord, type ToolSnapshot, toolCalls } from '../db/schema.js';
+import type { Tx } from '../db/tx.js';
+import { appendEvents } from '../journal/append.js';
+import type { PolicyService } from './policy-service.js';
+import type { RegistryService } from './registry-service.js';
+import { assertMayRead, type RunRow, type RunService } from './run-service.js';
+
+export type ToolCallRow = typeof toolCalls.$inferSelect;
+
+export const MAX_ARGUMENT_BYTES = 256 * 1024;
+export const MAX_PROVIDER_CALL_ID_LENGTH = 256;
+/** A model's call id with the turn suffix it may get when reused (`call_0#t12.2`). */
+export const MAX_PROVIDER_CALL_KEY_LENGTH = MAX_PROVIDER_CALL_ID_LENGTH + 32;
+
+export const requestToolCallInputSchema = z
+  .object({
+    runId: z.string().min(1),
+    name: z.string().min(1).max(256),
+    arguments: z.record(z.string(), z.unknown()).nullish(),
+    providerCallId: z.string().min(1).max(MAX_PROVIDER_CALL_KEY_LENGTH).nullish(),
+    providerMetadata: z.record(z.string(), z.unknown()).nullish(),
+    idempotencyKey: z.string().min(1).max(256).nullish(),
+  })
+  .refine((i) => Buffer.byteLength(JSON.stringify(i.arguments ?? {})) <= MAX_ARGUMENT_BYTES, {
+    path: ['arguments'],
+    message: 'must be at most 256 KiB of JSON',
+  });
+
+/**
+ * What the tool was when the call was made. The approval message is rendered now, from these
+ * arguments, so the approver reads what this call will do even if the tool is re-registered.
+ */
+function snapshotOf(spec: ToolSpec, args: Record<string, unknown>): ToolSnapshot {
+  return {
+    title: spec.title,
+    source: spec.source,
+    annotations: spec.annotations,
+    displayName: spec.displayName ?? null,
+    approvalMessage: spec.approvalTemplate ? renderApprovalMessage(spec.approvalTemplate, args) : null,
+  };
+}
+
+export interface DecideInput {
+  reason?: string | null;
+  /** The hash of the arguments the approver saw; a mismatch is refused. */
+  argumentsHash?: string | null;
+}
+
+export interface RejectedCallInput {
+  runId: string;
+  name: string;
+  /** What the model sent, even when it is not an object. */
+  arguments: unknown;
+  providerCallId: string;
+  providerMetadata: Record<string, unknown> | null;
+  error: ToolError;
+}
+
+/** Called after a decision so that approved calls start at once in this process. */
+export type DispatchHook = (callId: string) => Promise<ToolCallRow | null>;
+
+export class ToolCallService {
+  private dispatchNow: DispatchHook = async () => null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly runs: RunService,
+    private readonly registry: RegistryService,
+    private readonly policy: PolicyService,
+  ) {}
+
+  onDispatch(hook: DispatchHook): void {
+    this.dispatchNow = hook;
+  }
+
+  async get(callId: string, principal?: Principal): Promise<ToolCallRow | null> {
+    if (!z.uuid().safeParse(callId).success) return null;
+    const [call] = await this.db.select().from(toolCalls).where(eq(toolCalls.id, callId)).limit(1);
+    if (!call) return null;
+    if (principal) {
+      const run = await this.runs.get(call.runId, principal);
+      if (!run) return null;
+    }
+    return call;
+  }
+
+  /** Oldest first; `after`/`before` are (requestedAt, id) keys of rows already seen. */
+  async page(filter: {
+    runId?: string | null;
+    status?: ToolCallRow['status'] | null;
+    after?: { at: Date; id: string } | null;
+    before?: { at: Date; id: string } | null;
+    limit: number;
+    inverted: boolean;
+  }) {
+    const conditions: SQL[] = [];
+    if (filter.runId) conditions.push(eq(toolCalls.runId, filter.runId));
+    if (filter.status) conditions.push(eq(toolCalls.status, filter.status));
+    // Raw SQL parameters bypass column encoding: timestamps travel as ISO strings and are cast.
+    if (filter.after)
+      conditions.push(
+        sql`(${toolCalls.requestedAt}, ${toolCalls.id}) > (${filter.after.at.toISOString()}::timestamptz, ${filter.after.id}::uuid)`,
+      );
+    if (filter.before)
+      conditions.push(
+        sql`(${toolCalls.requestedAt}, ${toolCalls.id}) < (${filter.before.at.toISOString()}::timestamptz, ${filter.before.id}::uuid)`,
+      );
+    const order = filter.inverted
+      ? [desc(toolCalls.requestedAt), desc(toolCalls.id)]
+      : [asc(toolCalls.requestedAt), asc(toolCalls.id)];
+    return this.db
+      .select()
+      .from(toolCalls)
+      .where(and(...conditions))
+      .orderBy(...order)
+      .limit(filter.limit);
+  }
+
+  /**
+   * Seed §5: record the request, resolve policy, validate arguments, check budget, then either
+   * hold it for approval or run it at once. All decisions happen under the run's row lock, in
+   * one transaction with their journal events.
+   */
+  async request(raw: unknown, principal: Principal): Promise<ToolCallRow> {
+    const input = parseInput(requestToolCallInputSchema, raw);
+    const args = input.arguments ?? {};
+    const argumentsHash = hashArguments(args);
+    const actor = actorOf(principal);
+    const spec = await this.registry.get(input.name);
+
+    const { call, ready } = await this.db.transaction(async (tx) => {
+      const { run, existing } = await this.open(tx, principal, { ...input, argumentsHash });
+      if (existing) return { call: existing, ready: false };
+
+      const context = { userId: run.userId, profileId: run.profileId, planNodeId: run.planNodeId };
+      const usage = await this.runs.usage(tx, run);
+      const view = spec
+        ? resolvePolicy([spec], await this.policy.rulesFor(context, tx), context, usage)[0]!
+        : null;
+      const [created] = await tx
+        .insert(toolCalls)
+        .values({
+          runId: run.id,
+          name: input.name,
+          arguments: args,
+          argumentsHash,
+          providerCallId: input.providerCallId ?? null,
+          providerMetadata: input.providerMetadata ?? null,
+          idempotencyKey: input.idempotencyKey ?? null,
+          status: 'REQUESTED',
+          approvalRequired: view?.approvalRequired ?? false,
+          policyReason: view?.reason ?? null,
+          tool: spec ? snapshotOf(spec, args) : null,
+          timeoutMs: view?.budget.timeoutMs ?? null,
+          maxOutputTokens: view?.budget.maxOutputTokens ?? null,
+          requestedBy: actor,
+          // Millisecond precision (not the column default's microseconds) so that page cursors round-trip exactly.
+          requestedAt: new Date(),
+        })
+        .returning();
+      const call = created!;
+      const events: NewJournalEvent[] = [requestedEvent(call, args, actor)];
+      const refuse = async (error: ToolError, structured?: unknown) => {
+        const [failed] = await tx
+          .update(toolCalls)
+          .set({
+            status: 'FAILED',
+            error,
+            result: errorResult(call.id, error, structured),
+            finishedAt: new Date(),
+          })
+          .where(eq(toolCalls.id, call.id))
+          .returning();
+        events.push({ type: 'tool_call_failed', runId: run.id, callId: call.id, actor, payload: { error } });
+        return failed!;
+      };
+
+      if (!spec || !view?.callable) {
+        const error = spec ? policyDenied(spec.name, view!.reason) : unknownTool(input.name);
+        events.push({
+          type: 'policy_violation',
+          runId: run.id,
+          callId: call.id,
+          actor,
+          payload: {
+            tool: input.name,
+            reason: spec ? view!.reason : 'unknown tool',
+            strategy: run.deniedToolStrategy,
+          },
+        });
+        const failed = await refuse(error);
+        await appendEvents(tx, events);
+        if (run.deniedToolStrategy === 'FAIL_RUN') await this.runs.end(tx, run, 'FAILED', actor, error);
+        return { call: failed, ready: false };
+      }
+      const issues = validateAgainst(spec.inputSchema, args);
+      if (issues.length > 0) {
+        const failed = await refuse(invalidArguments(spec.name, issues), { issues });
+        await appendEvents(tx, events);
+        return { call: failed, ready: false };
+      }
+      if (view.remainingCalls === 0) {
+        const failed = await refuse(budgetExhausted(spec.name));
+        await appendEvents(tx, events);
+        return { call: failed, ready: false };
+      }
+      if (view.approvalRequired) {
+        const expiresAt = view.budget.approvalTimeoutMs
+          ? new Date(Date.now() + view.budget.approvalTimeoutMs)
+          : null;
+        const [held] = await tx
+          .update(toolCalls)
+          .set({ status: 'AWAITING_APPROVAL', countsAgainstBudget: true, approvalExpiresAt: expiresAt })
+          .where(eq(toolCalls.id, call.id))
+          .returning();
+        events.push({
+          type: 'tool_call_awaiting_approval',
+          runId: run.id,
+          callId: call.id,
+          actor,
+          payload: { reason: view.reason, expiresAt: expiresAt?.toISOString() ?? null },
+        });
+        await appendEvents(tx, events);
+        return { call: held!, ready: false };
+      }
+      const [accepted] = await tx
+        .update(toolCalls)
+        .set({ countsAgainstBudget: true })
+        .where(eq(toolCalls.id, call.id))
+        .returning();
+      await appendEvents(tx, events);
+      return { call: accepted!, ready: true };
+    });
+
+    if (!ready) return call;
+    return (await this.dispatchNow(call.id)) ?? (await this.get(call.id))!;
+  }
+
+  /**
+   * A call the model made that cannot run as asked (arguments that are not a JSON object, a name
+   * that was never offered): it is the model's mistake, not a policy violation, so it is recorded
+   * as a call that failed recoverably at once. The model still gets an answer under its call id.
+   * A repeat of the same provider call id returns the recorded call.
+   */
+  async recordRejected(input: RejectedCallInput, principal: Principal): Promise<ToolCallRow> {
+    const argumentsHash = hashArguments(input.arguments);
+    const actor = actorOf(principal);
+    return this.db.transaction(async (tx) => {
+      const { run, existing } = await this.open(tx, principal, { ...input, argumentsHash });
+      if (existing) return existing;
+      const now = new Date();
+      const [created] = await tx
+        .insert(toolCalls)
+        .values({
+          runId: run.id,
+          name: input.name,
+          arguments: input.arguments,
+          argumentsHash,
+          providerCallId: input.providerCallId,
+          providerMetadata: input.providerMetadata,
+          status: 'FAILED',
+          requestedBy: actor,
+          requestedAt: now,
+          finishedAt: now,
+        })
+        .returning();
+      const call = created!;
+      const [failed] = await tx
+        .update(toolCalls)
+        .set({ error: input.error, result: errorResult(call.id, input.error) })
+        .where(eq(toolCalls.id, call.id))
+        .returning();
+      await appendEvents(tx, [
+        requestedEvent(call, input.arguments, actor),
+        { type: 'tool_call_failed', runId: run.id, callId: call.id, actor, payload: { error: input.error } },
+      ]);
+      return failed!;
+    });
+  }
+
+  /**
+   * Every request starts the same way: the run's row lock, the caller's right to the run, and the
+   * answer to a repeat (same provider call id or idempotency key): the recorded call if it asked
+   * for the same thing, CONFLICT if not. Only a RUNNING run takes new calls.
+   */
+  private async open(
+    tx: Tx,
+    principal: Principal,
+    input: {
+      runId: string;
+      name: string;
+      argumentsHash: string;
+      providerCallId?: string | null;
+      idempotencyKey?: string | null;
+    },
+  ): Promise<{ run: RunRow; existing: ToolCallRow | null }> {
+    const run = await this.runs.lock(tx, input.runId);
+    assertMayRead(principal, run);
+    const existing = await this.findRepeat(tx, run.id, input.providerCallId, input.idempotencyKey);
+    if (existing) {
+      if (existing.argumentsHash !== input.argumentsHash || existing.name !== input.name) {
+        throw conflict(`call ${existing.id} was already requested with this id but other arguments`, {
+          callId: existing.id,
+        });
+      }
+      return { run, existing };
+    }
+    if (run.status !== 'RUNNING') throw conflict(`run ${run.id} is ${run.status}`, { status: run.status });
+    return { run, existing: null };
+  }
+
+  private async findRepeat(
+    tx: Tx,
+    runId: string,
+    providerCallId?: string | null,
+    idempotencyKey?: string | null,
+  ) {
+    const keys: SQL[] = [];
+    if (providerCallId) keys.push(eq(toolCalls.providerCallId, providerCallId));
+    if (idempotencyKey) keys.push(eq(toolCalls.idempotencyKey, idempotencyKey));
+    if (keys.length === 0) return null;
+    const [found] = await tx
+      .select()
+      .from(toolCalls)
+      .where(and(eq(toolCalls.runId, runId), or(...keys)))
+      .limit(1);
+    return found ?? null;
+  }
+
+  approve(callId: string, input: DecideInput, principal: Principal): Promise<ToolCallRow> {
+    return this.decide(callId, true, input, principal);
+  }
+
+  deny(callId: string, input: DecideInput, principal: Principal): Promise<ToolCallRow> {
+    return this.decide(callId, false, input, principal);
+  }
+
+  /**
+   * Exactly one decision counts: the update only matches while the call still awaits approval,
+   * so of two concurrent deciders one gets the row and the other a CONFLICT, and nothing changes.
+   */
+  private async decide(
+    callId: string,
+    approved: boolean,
+    input: DecideInput,
+    principal: Principal,
+  ): Promise<ToolCallRow> {
+    const current = await this.get(callId);
+    if (!current) throw notFound(`no tool call ${callId}`);
+    if (input.argumentsHash && input.argumentsHash !== current.argumentsHash) {
+      throw conflict('the arguments changed since you saw them; review the call again', {
+        argumentsHash: current.argumentsHash,
+      });
+    }
+    const actor = actorOf(principal);
+    const decision: DecisionRecord = {
+      approved,
+      decidedBy: actor,
+      reason: input.reason ?? null,
+      decidedAt: new Date().toISOString(),
+      argumentsHash: current.argumentsHash,
+    };
+    const decided = await this.db.transaction(async (tx) => {
+      const notExpired = or(
+        sql`${toolCalls.approvalExpiresAt} is null`,
+        sql`${toolCalls.approvalExpiresAt} > now()`,
+      );
+      const error = approved ? null : approvalDenied(current.name, actor, input.reason ?? null);
+      const [row] = await tx
+        .update(toolCalls)
+        .set(
+          approved
+            ? { status: 'APPROVED', decision }
+            : {
+                status: 'DENIED',
+                decision,
+                error,
+                result: errorResult(callId, error!),
+                finishedAt: new Date(),
+              },
+        )
+        .where(and(eq(toolCalls.id, callId), eq(toolCalls.status, 'AWAITING_APPROVAL'), notExpired))
+        .returning();
+      if (!row) return null;
+      await appendEvents(tx, [
+        {
+          type: approved ? 'tool_call_approved' : 'tool_call_denied',
+          runId: row.runId,
+          callId,
+          actor,
+          payload: { reason: decision.reason, argumentsHash: decision.argumentsHash },
+        },
+      ]);
+      return row;
+    });
+    if (!decided) {
+      const now = (await this.get(callId))!;
+      throw conflict(`tool call ${callId} is no longer awaiting approval (it is ${now.status})`, {
+        status: now.status,
+      });
+    }
+    if (approved) void this.dispatchNow(callId);
+    return decided;
+  }
+
+  /** Pending approvals whose time ran out count as denied with reason `expired`. */
+  async expireApprovals(): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const due = await tx
+        .select()
+        .from(toolCalls)
+        .where(and(eq(toolCalls.status, 'AWAITING_APPROVAL'), lt(toolCalls.approvalExpiresAt, new Date())))
+        .for('update', { skipLocked: true });
+      const events: NewJournalEvent[] = [];
+      for (const call of due) {
+        const error = approvalExpired(call.name);
+        const decision: DecisionRecord = {
+          approved: false,
+          decidedBy: 'system',
+          reason: 'expired',
+          decidedAt: new Date().toISOString(),
+          argumentsHash: call.argumentsHash,
+        };
+        await tx
+          .update(toolCalls)
+          .set({
+            status: 'DENIED',
+            decision,
+            error,
+            result: errorResult(call.id, error),
+            finishedAt: new Date(),
+          })
+          .where(eq(toolCalls.id, call.id));
+        events.push({
+          type: 'tool_call_denied',
+          runId: call.runId,
+          callId: call.id,
+          actor: 'system',
+          payload: { reason: 'expired' },
+        });
+      }
+      await appendEvents(tx, events);
+      return due.length;
+    });
+  }
+
+  runOf(call: ToolCallRow): Promise<RunRow | null> {
+    return this.runs.get(call.runId);
+  }
+}
+
+function requestedEvent(call: ToolCallRow, args: unknown, actor: string): NewJournalEvent {
+  return {
+    type: 'tool_call_requested',
+    runId: call.runId,
+    callId: call.id,
+    actor,
+    payload: {
+      name: call.name,
+      argumentsHash: call.argumentsHash,
+      arguments: summarize(args),
+      providerCallId: call.providerCallId,
+    },
+  };
+}

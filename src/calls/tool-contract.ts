@@ -1,0 +1,95 @@
+import type { NewJournalEvent } from '../core/journal-event.js';
+import type { ContentPart, ToolUsage } from '../core/tool-result.js';
+import type { ToolSpec } from '../core/tool-spec.js';
+import type { Db } from '../db/client.js';
+import type { Tx } from '../db/tx.js';
+
+/** The run a call belongs to, as a tool needs it. */
+export interface RunScope {
+  id: string;
+  userId: string | null;
+  profileId: string | null;
+  planNodeId: string | null;
+  chatId: string | null;
+  workspaceId: string | null;
+}
+
+export interface StoredResource {
+  uri: string;
+  sha256: string;
+  mimeType: string;
+  size: number;
+}
+
+/** Everything a tool may use while it runs. The same shape serves built-in, extension and MCP tools. */
+export interface Invocation {
+  callId: string;
+  run: RunScope;
+  spec: ToolSpec;
+  arguments: Record<string, unknown>;
+  /** Aborted on timeout, on run cancellation and on shutdown. */
+  signal: AbortSignal;
+  /** When the call times out; `progress()` moves it. */
+  deadline: Date | null;
+  /**
+   * The tool is alive and working (an MCP server reported progress): the timeout starts again,
+   * up to the dispatcher's maximum total time for a call.
+   */
+  progress?(): void;
+  db: Db;
+  /**
+   * Runs `work` in one transaction; events given to `journal` commit with its writes or not at
+   * all (a workspace write, its checkpoint and its journal event are one commit).
+   */
+  transaction<T>(
+    work: (
+      tx: Tx,
+      journal: (events: Omit<NewJournalEvent, 'runId' | 'callId' | 'actor'>[]) => Promise<void>,
+    ) => Promise<T>,
+  ): Promise<T>;
+  /** Stores bytes once by content hash and links them to this run, so whoever reads the run may read them. */
+  storeResource(content: Buffer, mimeType: string): Promise<StoredResource>;
+}
+
+/** What a tool returns. Throw RecoverableToolError or SystemFailure for failures. */
+export interface ToolOutput {
+  content: ContentPart[];
+  structured?: unknown;
+  /** A result the tool itself marks as an error (MCP `isError`): the call completes, the model reads it. */
+  isError?: boolean;
+  usage?: ToolUsage;
+  /** The tool ends the run successfully (workspace.finish). */
+  completeRun?: boolean;
+}
+
+export interface ToolExecutor {
+  canExecute(spec: ToolSpec): boolean;
+  execute(invocation: Invocation): Promise<ToolOutput>;
+}
+
+/** A tool defined in code: its spec and the function that runs it. */
+export interface BuiltInTool {
+  spec: Omit<ToolSpec, 'source' | 'enabled'>;
+  run(invocation: Invocation): Promise<ToolOutput>;
+}
+
+/** Executes the BUILT_IN tools this process was started with. */
+export class BuiltInExecutor implements ToolExecutor {
+  private readonly tools: Map<string, BuiltInTool>;
+
+  constructor(tools: readonly BuiltInTool[]) {
+    this.tools = new Map(tools.map((t) => [t.spec.name, t]));
+  }
+
+  get definitions(): BuiltInTool[] {
+    return [...this.tools.values()];
+  }
+
+  canExecute(spec: ToolSpec): boolean {
+    return spec.source === 'BUILT_IN' && this.tools.has(spec.name);
+  }
+
+  execute(invocation: Invocation): Promise<ToolOutput> {
+    return this.tools.get(invocation.spec.name)!.run(invocation);
+  }
+}

@@ -1,0 +1,53 @@
+import type { BuiltInTool } from '../../../calls/tool-contract.js';
+import { objectSchema, plural, readOnlySpec, textParts } from '../../../calls/tool-kit.js';
+import { SkillService, type SkillSummary } from '../service.js';
+
+function render(skills: SkillSummary[]): string {
+  if (skills.length === 0) return 'No skills are available in this run.';
+  const lines = [`${plural(skills.length, 'skill')} available (read one with skill.read):`];
+  for (const skill of skills) {
+    lines.push('', `## ${skill.name}`, skill.description.trim());
+    lines.push(`Files: ${skill.files.map((file) => `${file.path} (${file.chars} chars)`).join(', ')}`);
+  }
+  return lines.join('\n');
+}
+
+export function listTool(): BuiltInTool {
+  return {
+    spec: readOnlySpec({
+      name: 'skill.list',
+      title: 'List available skills',
+      description:
+        'Lists the skills you may use in this run: each with its name, its description (what it is for and when to use ' +
+        'it) and its files with their sizes in characters. A skill is a folder of instructions (SKILL.md) and reference ' +
+        'files; read the ones that fit your task with skill.read. Read-only.',
+      inputSchema: objectSchema({}),
+      outputSchema: objectSchema(
+        {
+          skills: {
+            type: 'array',
+            items: objectSchema(
+              {
+                name: { type: 'string' },
+                description: { type: 'string' },
+                files: {
+                  type: 'array',
+                  items: objectSchema({ path: { type: 'string' }, chars: { type: 'integer', minimum: 0 } }, [
+                    'path',
+                    'chars',
+                  ]),
+                },
+              },
+              ['name', 'description', 'files'],
+            ),
+          },
+        },
+        ['skills'],
+      ),
+    }),
+    async run(invocation) {
+      const skills = await new SkillService(invocation.db).visible(invocation.run.profileId);
+      return { content: textParts(render(skills)), structured: { skills } };
+    },
+  };
+}

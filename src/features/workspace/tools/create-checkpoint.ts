@@ -1,0 +1,56 @@
+import type { BuiltInTool } from '../../../calls/tool-contract.js';
+import type { WorkspaceConfig } from '../rules/config.js';
+import { MUTATING, objectSchema, plural, spec, workspaceOf } from './common.js';
+
+export function createCheckpointTool(config: WorkspaceConfig): BuiltInTool {
+  return {
+    spec: spec({
+      name: 'workspace.create_checkpoint',
+      title: 'Create a workspace checkpoint',
+      description:
+        'Saves the current state of the whole workspace as a numbered checkpoint with a label, so that it can ' +
+        'be found and restored later. Every write and patch already creates a checkpoint; use this to mark a ' +
+        'milestone, such as "draft complete". Changes no file.',
+      inputSchema: objectSchema({
+        label: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 200,
+          description: 'What this state is, in a few words.',
+        },
+      }),
+      outputSchema: objectSchema(
+        {
+          id: { type: 'string', format: 'uuid' },
+          number: { type: 'integer', minimum: 1 },
+          label: { type: ['string', 'null'] },
+          fileCount: { type: 'integer', minimum: 0 },
+          totalBytes: { type: 'integer', minimum: 0 },
+        },
+        ['id', 'number', 'label', 'fileCount', 'totalBytes'],
+      ),
+      annotations: MUTATING,
+    }),
+    async run(invocation) {
+      const { service, session } = workspaceOf(config, invocation);
+      const label = typeof invocation.arguments.label === 'string' ? invocation.arguments.label : null;
+      const checkpoint = await service.createCheckpoint(session, label);
+      const named = label === null ? '' : ` "${label}"`;
+      return {
+        content: [
+          {
+            type: 'text',
+            text: `Checkpoint #${checkpoint.number}${named} saved (${plural(checkpoint.fileCount, 'file')}, ${checkpoint.totalBytes} bytes).`,
+          },
+        ],
+        structured: {
+          id: checkpoint.id,
+          number: checkpoint.number,
+          label: checkpoint.label,
+          fileCount: checkpoint.fileCount,
+          totalBytes: checkpoint.totalBytes,
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import type { BuiltInTool } from '../../../calls/tool-contract.js';
+import type { WorkspaceConfig } from '../rules/config.js';
+import { checkpointRefSchema, objectSchema, plural, sha256Schema, spec, workspaceOf } from './common.js';
+
+export function finishTool(config: WorkspaceConfig): BuiltInTool {
+  return {
+    spec: spec({
+      name: 'workspace.finish',
+      title: 'Finish the work',
+      description:
+        'Declares that the work is done and ends the run. The workspace is checked first: every required ' +
+        'artifact (by default, at least one non-empty file in output/) and every path you list in `artifacts` ' +
+        'must exist and be non-empty. If something is missing, nothing ends: the error names what is missing, ' +
+        'so write it and call workspace.finish again. A path in `artifacts` ending in "/" is a folder that must ' +
+        'hold a non-empty file.',
+      inputSchema: objectSchema({
+        summary: { type: 'string', maxLength: 4000, description: 'What was done, in a few sentences.' },
+        artifacts: {
+          type: 'array',
+          maxItems: 100,
+          items: { type: 'string', minLength: 1, maxLength: 4096 },
+          description: 'Files (or folders ending in "/") that make up the result, e.g. ["output/report.md"].',
+        },
+      }),
+      outputSchema: objectSchema(
+        {
+          completed: { const: true },
+          summary: { type: ['string', 'null'] },
+          artifacts: {
+            type: 'array',
+            items: objectSchema(
+              { path: { type: 'string' }, size: { type: 'integer', minimum: 1 }, sha256: sha256Schema },
+              ['path', 'size', 'sha256'],
+            ),
+          },
+          checkpoint: { ...checkpointRefSchema, description: 'The checkpoint holding the finished work.' },
+        },
+        ['completed', 'summary', 'artifacts', 'checkpoint'],
+      ),
+      annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false, cost: 'LOW' },
+    }),
+    async run(invocation) {
+      const { service, session } = workspaceOf(config, invocation);
+      const args = invocation.arguments as { summary?: string; artifacts?: string[] };
+      const finished = await service.finish(session, args.artifacts ?? []);
+      const list = finished.artifacts.map((a) => a.path).join(', ');
+      return {
+        content: [
+          {
+            type: 'text',
+            text: `Finished with ${plural(finished.artifacts.length, 'artifact')} (${list}); checkpoint #${finished.checkpoint.number}.`,
+          },
+        ],
+        structured: {
+          completed: true,
+          summary: args.summary ?? null,
+          artifacts: finished.artifacts.map(({ path, size, sha256 }) => ({ path, size, sha256 })),
+          checkpoint: finished.checkpoint,
+        },
+        completeRun: true,
+      };
+    },
+  };
+}

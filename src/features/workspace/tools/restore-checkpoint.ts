@@ -1,0 +1,74 @@
+import type { BuiltInTool } from '../../../calls/tool-contract.js';
+import type { ContentPart } from '../../../core/tool-result.js';
+import type { WorkspaceConfig } from '../rules/config.js';
+import { checkpointRefSchema, objectSchema, plural, sha256Schema, spec, workspaceOf } from './common.js';
+
+export function restoreCheckpointTool(config: WorkspaceConfig): BuiltInTool {
+  return {
+    spec: spec({
+      name: 'workspace.restore_checkpoint',
+      title: 'Restore a workspace checkpoint',
+      description:
+        'Puts every file of the workspace back the way it was at a checkpoint (its number, as shown by writes, ' +
+        'patches and workspace.create_checkpoint): files changed since come back, files added since are ' +
+        'removed. The restore itself becomes a new checkpoint, so it can be undone the same way. Needs approval. ' +
+        'Afterwards, read files again before replacing them.',
+      inputSchema: objectSchema(
+        {
+          checkpoint: {
+            type: 'integer',
+            minimum: 1,
+            description: 'The number of the checkpoint to restore.',
+          },
+        },
+        ['checkpoint'],
+      ),
+      outputSchema: objectSchema(
+        {
+          restored: checkpointRefSchema,
+          checkpoint: { ...checkpointRefSchema, description: 'The new checkpoint made by the restore.' },
+          changes: {
+            type: 'array',
+            items: objectSchema(
+              {
+                path: { type: 'string' },
+                change: { enum: ['added', 'modified', 'deleted'] },
+                oldSha256: { oneOf: [sha256Schema, { type: 'null' }] },
+                newSha256: { oneOf: [sha256Schema, { type: 'null' }] },
+              },
+              ['path', 'change', 'oldSha256', 'newSha256'],
+            ),
+          },
+        },
+        ['restored', 'checkpoint', 'changes'],
+      ),
+      annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false, cost: 'LOW' },
+      permission: 'APPROVAL_REQUIRED',
+    }),
+    async run(invocation) {
+      const { service, session } = workspaceOf(config, invocation);
+      const result = await service.restore(session, Number(invocation.arguments.checkpoint));
+      const content: ContentPart[] = [
+        {
+          type: 'text',
+          text: `Restored checkpoint #${result.restored.number} (${plural(result.changes.length, 'file')} changed); now at checkpoint #${result.checkpoint.number}.`,
+        },
+      ];
+      if (result.changes.length > 0) {
+        // What the restore undid, for people reviewing the run; both ends are immutable checkpoints.
+        const diff = await service.diff(session.workspaceId, result.previous.id, result.checkpoint.id);
+        const stored = await invocation.storeResource(Buffer.from(diff.unified, 'utf8'), 'text/x-diff');
+        content.push({
+          type: 'diff_ref',
+          uri: stored.uri,
+          fromRef: result.previous.id,
+          toRef: result.checkpoint.id,
+        });
+      }
+      return {
+        content,
+        structured: { restored: result.restored, checkpoint: result.checkpoint, changes: result.changes },
+      };
+    },
+  };
+}

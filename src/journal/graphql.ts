@@ -1,0 +1,78 @@
+import { type JournalEvent, journalEventTypes } from '../core/journal-event.js';
+import { builder, scopes } from '../graphql/builder.js';
+import { parseSeq } from './service.js';
+
+const JournalEventTypeEnum = builder.enumType('JournalEventType', {
+  values: journalEventTypes.map((t) => t.toUpperCase()) as [string, ...string[]],
+});
+
+export const JournalEventType = builder.objectRef<JournalEvent>('JournalEvent').implement({
+  fields: (t) => ({
+    seq: t.string({
+      description: 'Gap-free position in commit order (a bigint, as a string).',
+      resolve: (e) => e.seq.toString(),
+    }),
+    type: t.field({ type: JournalEventTypeEnum, resolve: (e) => e.type.toUpperCase() }),
+    runId: t.id({ nullable: true, resolve: (e) => e.runId ?? null }),
+    callId: t.id({ nullable: true, resolve: (e) => e.callId ?? null }),
+    actor: t.exposeString('actor'),
+    payload: t.expose('payload', { type: 'JSON' }),
+    at: t.expose('at', { type: 'DateTime' }),
+  }),
+});
+
+const journalArgs = (t: Parameters<Parameters<typeof builder.queryFields>[0]>[0]) => ({
+  runId: t.arg.id(),
+  callId: t.arg.id(),
+  afterSeq: t.arg.string({ description: 'Only events after this position.' }),
+});
+
+builder.queryFields((t) => ({
+  journal: t.connection({
+    type: JournalEventType,
+    description: 'Events in order, paged by position. Agents must name one of their runs.',
+    authScopes: scopes.readers,
+    args: journalArgs(t),
+    resolve: async (_root, args, ctx) => {
+      const filter = {
+        runId: args.runId ? String(args.runId) : null,
+        callId: args.callId ? String(args.callId) : null,
+      };
+      await ctx.services.journal.authorize(ctx.principal!, filter);
+      const after = parseSeq(args.after ?? args.afterSeq);
+      const limit = Math.min(Math.max(args.first ?? 100, 1), 1000);
+      const events = await ctx.services.journal.read({ ...filter, afterSeq: after, limit: limit + 1 });
+      const page = events.slice(0, limit);
+      return {
+        edges: page.map((node) => ({ cursor: node.seq.toString(), node })),
+        pageInfo: {
+          hasNextPage: events.length > limit,
+          hasPreviousPage: after !== null && after > 0n,
+          startCursor: page[0]?.seq.toString() ?? null,
+          endCursor: page[page.length - 1]?.seq.toString() ?? null,
+        },
+      };
+    },
+  }),
+}));
+
+builder.subscriptionType({});
+
+builder.subscriptionFields((t) => ({
+  journalEvents: t.field({
+    type: JournalEventType,
+    description:
+      'Replays the events after afterSeq ("0" for all), then streams new ones live, with no gap and no duplicate. Without afterSeq: only new events.',
+    authScopes: scopes.readers,
+    args: journalArgs(t as never),
+    subscribe: async (_root, args, ctx) => {
+      const filter = {
+        runId: args.runId ? String(args.runId) : null,
+        callId: args.callId ? String(args.callId) : null,
+      };
+      await ctx.services.journal.authorize(ctx.principal!, filter);
+      return ctx.services.journal.stream(filter, parseSeq(args.afterSeq));
+    },
+    resolve: (event: JournalEvent) => event,
+  }),
+}));

@@ -1,9 +1,0 @@
-import type { BuiltInTool } from '../../runtime/executor.js';
-import { readHistoryBeforeTool } from './read-history-before.js';
-import { readHistoryTailTool } from './read-history-tail.js';
-import { searchTool } from './search.js';
-
-/** Seed §7.2: the chat tools, over the chat the run is attached to. */
-export function chatTools(): BuiltInTool[] {
-  return [searchTool(), readHistoryTailTool(), readHistoryBeforeTool()];
-}

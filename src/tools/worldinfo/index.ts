@@ -1,7 +1,0 @@
-import type { BuiltInTool } from '../../runtime/executor.js';
-import { readActivatedTool } from './read-activated.js';
-
-/** Seed §7.4: the final world-info activation of the run (or its chat), never the scan's inner state. */
-export function worldInfoTools(): BuiltInTool[] {
-  return [readActivatedTool()];
-}

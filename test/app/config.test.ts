@@ -1,0 +1,98 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/app/config.js';
+import { DEFAULT_WORKSPACE_CONFIG } from '../../src/features/workspace/rules/config.js';
+
+describe('loadConfig', () => {
+  it('has working defaults', () => {
+    expect(loadConfig({})).toEqual({
+      port: 4000,
+      host: '127.0.0.1',
+      dataDir: resolve('./.data'),
+      databaseUrl: undefined,
+      adminToken: undefined,
+      logLevel: 'info',
+      toolTimeoutMs: 60_000,
+      leaseMs: 30_000,
+      workspace: DEFAULT_WORKSPACE_CONFIG,
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      DATA_DIR: '/tmp/x',
+      DATABASE_URL: 'postgres://u@h/db',
+      ADMIN_TOKEN: 'a-long-enough-secret',
+      LOG_LEVEL: 'debug',
+    });
+    expect(config).toEqual({
+      port: 8080,
+      host: '0.0.0.0',
+      dataDir: '/tmp/x',
+      databaseUrl: 'postgres://u@h/db',
+      adminToken: 'a-long-enough-secret',
+      logLevel: 'debug',
+      toolTimeoutMs: 60_000,
+      leaseMs: 30_000,
+      workspace: DEFAULT_WORKSPACE_CONFIG,
+    });
+  });
+
+  it('treats empty optional variables as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', ADMIN_TOKEN: '' })).toMatchObject({
+      databaseUrl: undefined,
+      adminToken: undefined,
+    });
+  });
+
+  it.each([
+    ['PORT', { PORT: 'eighty' }, /PORT: /],
+    ['PORT range', { PORT: '70000' }, /PORT: /],
+    [
+      'DATABASE_URL',
+      { DATABASE_URL: 'mysql://x' },
+      /DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/,
+    ],
+    ['ADMIN_TOKEN', { ADMIN_TOKEN: 'short' }, /ADMIN_TOKEN: must be at least 16 characters/],
+    ['LOG_LEVEL', { LOG_LEVEL: 'loud' }, /LOG_LEVEL: /],
+  ])('names the bad variable: %s', (_name, env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});
+
+describe('WORKSPACE_CONFIG', () => {
+  const file = (content: string) => {
+    const path = join(mkdtempSync(join(tmpdir(), 'ats-config-')), 'workspace.json');
+    writeFileSync(path, content);
+    return path;
+  };
+
+  it('reads per-profile narrowing and finish requirements from the file', () => {
+    const path = file(
+      JSON.stringify({
+        profiles: { writer: { writable: ['output/chapters/'], requiredArtifacts: ['output/chapters/'] } },
+      }),
+    );
+    const { workspace } = loadConfig({ WORKSPACE_CONFIG: path });
+    expect(workspace.profiles).toEqual({
+      writer: { writable: ['output/chapters'], requiredArtifacts: ['output/chapters/'] },
+    });
+    expect(workspace.defaultRoots).toEqual(DEFAULT_WORKSPACE_CONFIG.defaultRoots);
+  });
+
+  it('names the file and the bad field', () => {
+    const path = file(JSON.stringify({ profiles: { writer: { writable: ['../etc'] } } }));
+    expect(() => loadConfig({ WORKSPACE_CONFIG: path })).toThrow(
+      /WORKSPACE_CONFIG \(.*workspace\.json\): profiles\.writer\.writable\.0: workspace folder/,
+    );
+  });
+
+  it('refuses a file that is not JSON', () => {
+    expect(() => loadConfig({ WORKSPACE_CONFIG: file('{nope') })).toThrow(ConfigError);
+  });
+});

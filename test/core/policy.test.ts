@@ -1,0 +1,400 @@
+import { describe, expect, it } from 'vitest';
+import { patternMatches, resolvePolicy } from '../../src/core/policy.js';
+import type { PolicyRule } from '../../src/core/policy-rule.js';
+import { normalizeAnnotations, normalizeBudget, type ToolSpec } from '../../src/core/tool-spec.js';
+
+function tool(name: string, over: Partial<ToolSpec> = {}): ToolSpec {
+  return {
+    name,
+    title: name,
+    description: name,
+    inputSchema: { type: 'object' },
+    outputSchema: null,
+    annotations: normalizeAnnotations({ readOnly: true, openWorld: false }),
+    visibility: 'MODEL',
+    permission: 'ALWAYS_ALLOW',
+    budget: normalizeBudget(null),
+    source: 'BUILT_IN',
+    enabled: true,
+    ...over,
+  };
+}
+
+let nextId = 0;
+function rule(
+  layer: PolicyRule['layer'],
+  scopeId: string | null,
+  toolPattern: string,
+  effect: PolicyRule['effect'],
+  over: Partial<PolicyRule> = {},
+): PolicyRule {
+  nextId += 1;
+  return {
+    id: `r${nextId}`,
+    layer,
+    scopeId,
+    toolPattern,
+    effect,
+    skipApproval: false,
+    budget: null,
+    reason: null,
+    ...over,
+  };
+}
+
+const ctx = { userId: 'u1', profileId: 'p1', planNodeId: 'n1' };
+const read = tool('workspace.read_file');
+const write = tool('workspace.write_file', {
+  annotations: normalizeAnnotations({ readOnly: false, destructive: false, openWorld: false }),
+});
+const mcp = tool('mcp.github.search', {
+  source: 'MCP',
+  annotations: normalizeAnnotations({ readOnly: true, openWorld: true }),
+});
+
+interface Case {
+  name: string;
+  tools: ToolSpec[];
+  rules: PolicyRule[];
+  context?: typeof ctx | Record<string, string | null>;
+  expect: Record<string, { visible: boolean; approvalRequired?: boolean; reason: RegExp }>;
+}
+
+const cases: Case[] = [
+  {
+    name: 'a tool no layer allows is invisible by default',
+    tools: [read],
+    rules: [],
+    expect: { 'workspace.read_file': { visible: false, reason: /invisible by default/ } },
+  },
+  {
+    name: 'platform deny is never overridden, even by allows on every other layer',
+    tools: [read],
+    rules: [
+      rule('USER', 'u1', 'workspace.read_file', 'ALLOW'),
+      rule('PROFILE', 'p1', '*', 'ALLOW'),
+      rule('PLAN_NODE', 'n1', 'workspace.read_file', 'ALLOW'),
+      rule('PLATFORM', null, 'workspace.*', 'DENY'),
+    ],
+    expect: { 'workspace.read_file': { visible: false, reason: /denied by PLATFORM rule/ } },
+  },
+  {
+    name: 'user deny is the highest user-controlled layer: it beats a plan node allow',
+    tools: [read],
+    rules: [
+      rule('PLAN_NODE', 'n1', 'workspace.read_file', 'ALLOW'),
+      rule('USER', 'u1', 'workspace.*', 'DENY'),
+    ],
+    expect: { 'workspace.read_file': { visible: false, reason: /denied by USER rule/ } },
+  },
+  {
+    name: 'a plan node deny beats a profile allow',
+    tools: [read],
+    rules: [
+      rule('PROFILE', 'p1', 'workspace.*', 'ALLOW'),
+      rule('PLAN_NODE', 'n1', 'workspace.read_file', 'DENY'),
+    ],
+    expect: { 'workspace.read_file': { visible: false, reason: /denied by PLAN_NODE rule/ } },
+  },
+  {
+    name: 'a plan node that lists tools narrows the profile allow to them',
+    tools: [read, write],
+    rules: [
+      rule('PROFILE', 'p1', 'workspace.*', 'ALLOW'),
+      rule('PLAN_NODE', 'n1', 'workspace.read_file', 'ALLOW'),
+    ],
+    expect: {
+      'workspace.read_file': { visible: true, approvalRequired: false, reason: /allowed by PLAN_NODE rule/ },
+      'workspace.write_file': { visible: false, reason: /plan node n1 does not list this tool/ },
+    },
+  },
+  {
+    name: 'deny beats allow within one layer, whatever their order',
+    tools: [read, write],
+    rules: [
+      rule('PROFILE', 'p1', 'workspace.write_file', 'DENY'),
+      rule('PROFILE', 'p1', 'workspace.*', 'ALLOW'),
+    ],
+    expect: {
+      'workspace.read_file': { visible: true, reason: /allowed by PROFILE rule/ },
+      'workspace.write_file': { visible: false, reason: /denied by PROFILE rule/ },
+    },
+  },
+  {
+    name: 'deny beats allow across layers: a profile deny hides what a plan node allows',
+    tools: [read],
+    rules: [
+      rule('PLAN_NODE', 'n1', 'workspace.read_file', 'ALLOW'),
+      rule('PROFILE', 'p1', 'workspace.read_file', 'DENY'),
+    ],
+    expect: { 'workspace.read_file': { visible: false, reason: /denied by PROFILE rule/ } },
+  },
+  {
+    name: 'ASK is not deny: the tool stays visible and is gated by approval',
+    tools: [read],
+    rules: [rule('PROFILE', 'p1', 'workspace.read_file', 'ASK')],
+    expect: {
+      'workspace.read_file': {
+        visible: true,
+        approvalRequired: true,
+        reason: /approval required by PROFILE rule/,
+      },
+    },
+  },
+  {
+    name: 'ASK on one layer gates a tool that another layer simply allows',
+    tools: [read],
+    rules: [rule('PLATFORM', null, '*', 'ALLOW'), rule('USER', 'u1', 'workspace.read_file', 'ASK')],
+    expect: {
+      'workspace.read_file': {
+        visible: true,
+        approvalRequired: true,
+        reason: /approval required by USER rule/,
+      },
+    },
+  },
+  {
+    name: 'rules scoped to another user, profile or plan node do not apply',
+    tools: [read],
+    rules: [
+      rule('USER', 'u2', '*', 'ALLOW'),
+      rule('PROFILE', 'p2', '*', 'ALLOW'),
+      rule('PLAN_NODE', 'n2', '*', 'ALLOW'),
+    ],
+    expect: { 'workspace.read_file': { visible: false, reason: /invisible by default/ } },
+  },
+  {
+    name: "another plan node's list does not narrow this run",
+    tools: [read],
+    rules: [rule('PROFILE', 'p1', '*', 'ALLOW'), rule('PLAN_NODE', 'n2', 'something.else', 'ALLOW')],
+    expect: { 'workspace.read_file': { visible: true, reason: /allowed by PROFILE rule/ } },
+  },
+  {
+    name: 'a plan node with only denies does not narrow the run',
+    tools: [read, write],
+    rules: [rule('PROFILE', 'p1', '*', 'ALLOW'), rule('PLAN_NODE', 'n1', 'workspace.write_file', 'DENY')],
+    expect: {
+      'workspace.read_file': { visible: true, reason: /allowed by PROFILE rule/ },
+      'workspace.write_file': { visible: false, reason: /denied by PLAN_NODE rule/ },
+    },
+  },
+  {
+    name: 'MCP tools need approval by default even when allowed',
+    tools: [mcp],
+    rules: [rule('PROFILE', 'p1', 'mcp.*', 'ALLOW')],
+    expect: {
+      'mcp.github.search': {
+        visible: true,
+        approvalRequired: true,
+        reason: /MCP tools need approval by default/,
+      },
+    },
+  },
+  {
+    name: 'an ALLOW that explicitly waives approval lifts the MCP default',
+    tools: [mcp],
+    rules: [rule('PROFILE', 'p1', 'mcp.*', 'ALLOW', { skipApproval: true })],
+    expect: {
+      'mcp.github.search': { visible: true, approvalRequired: false, reason: /allowed by PROFILE rule/ },
+    },
+  },
+  {
+    name: 'a waiver does not lift an explicit ASK elsewhere',
+    tools: [mcp],
+    rules: [
+      rule('PROFILE', 'p1', 'mcp.*', 'ALLOW', { skipApproval: true }),
+      rule('USER', 'u1', 'mcp.github.*', 'ASK'),
+    ],
+    expect: {
+      'mcp.github.search': {
+        visible: true,
+        approvalRequired: true,
+        reason: /approval required by USER rule/,
+      },
+    },
+  },
+  {
+    name: 'extension tools need approval by default',
+    tools: [tool('ext.dice.roll', { source: 'EXTENSION' })],
+    rules: [rule('USER', 'u1', 'ext.*', 'ALLOW')],
+    expect: {
+      'ext.dice.roll': { visible: true, approvalRequired: true, reason: /EXTENSION tools need approval/ },
+    },
+  },
+  {
+    name: 'a SOURCE rule applies to every tool of that source and no other',
+    tools: [read, mcp],
+    rules: [rule('PLATFORM', null, '*', 'ALLOW'), rule('SOURCE', 'MCP', '*', 'DENY')],
+    expect: {
+      'workspace.read_file': { visible: true, reason: /allowed by PLATFORM rule/ },
+      'mcp.github.search': { visible: false, reason: /denied by SOURCE rule/ },
+    },
+  },
+  {
+    name: 'destructive tools are gated by approval by default',
+    tools: [
+      tool('workspace.delete', {
+        annotations: normalizeAnnotations({ readOnly: false, destructive: true, openWorld: false }),
+      }),
+    ],
+    rules: [rule('PROFILE', 'p1', '*', 'ALLOW')],
+    expect: {
+      'workspace.delete': {
+        visible: true,
+        approvalRequired: true,
+        reason: /destructive tools need approval/,
+      },
+    },
+  },
+  {
+    name: 'a tool with external side effects is gated by approval by default',
+    tools: [
+      tool('net.post', {
+        annotations: normalizeAnnotations({ readOnly: false, destructive: false, openWorld: true }),
+      }),
+    ],
+    rules: [rule('PROFILE', 'p1', '*', 'ALLOW')],
+    expect: { 'net.post': { visible: true, approvalRequired: true, reason: /external side effects/ } },
+  },
+  {
+    name: 'a high-cost tool is gated by approval by default',
+    tools: [
+      tool('model.sample', {
+        annotations: normalizeAnnotations({ readOnly: true, openWorld: false, cost: 'HIGH' }),
+      }),
+    ],
+    rules: [rule('PROFILE', 'p1', '*', 'ALLOW')],
+    expect: { 'model.sample': { visible: true, approvalRequired: true, reason: /high-cost tools/ } },
+  },
+  {
+    name: 'a read-only, closed-world tool that is allowed needs no approval',
+    tools: [read],
+    rules: [rule('PROFILE', 'p1', '*', 'ALLOW')],
+    expect: {
+      'workspace.read_file': { visible: true, approvalRequired: false, reason: /^allowed by PROFILE rule/ },
+    },
+  },
+  {
+    name: "the tool's own DENY permission hides it whatever the rules allow",
+    tools: [tool('x.y', { permission: 'DENY' })],
+    rules: [rule('PLAN_NODE', 'n1', 'x.y', 'ALLOW')],
+    expect: { 'x.y': { visible: false, reason: /tool permission DENY/ } },
+  },
+  {
+    name: "the tool's own APPROVAL_REQUIRED permission is not waived by skipApproval",
+    tools: [tool('x.y', { permission: 'APPROVAL_REQUIRED' })],
+    rules: [rule('PROFILE', 'p1', 'x.y', 'ALLOW', { skipApproval: true })],
+    expect: { 'x.y': { visible: true, approvalRequired: true, reason: /tool permission APPROVAL_REQUIRED/ } },
+  },
+  {
+    name: 'a disabled tool is hidden even when a rule allows it',
+    tools: [tool('x.y', { enabled: false })],
+    rules: [rule('PLATFORM', null, '*', 'ALLOW')],
+    expect: { 'x.y': { visible: false, reason: /disabled/ } },
+  },
+  {
+    name: 'a USER_ONLY tool is never offered to the model',
+    tools: [tool('x.y', { visibility: 'USER_ONLY' })],
+    rules: [rule('PLATFORM', null, '*', 'ALLOW')],
+    expect: { 'x.y': { visible: false, reason: /USER_ONLY/ } },
+  },
+  {
+    name: 'a platform deny outranks a user deny as the named reason',
+    tools: [read],
+    rules: [rule('USER', 'u1', '*', 'DENY'), rule('PLATFORM', null, '*', 'DENY')],
+    expect: { 'workspace.read_file': { visible: false, reason: /denied by PLATFORM rule/ } },
+  },
+  {
+    name: 'a user deny is reported before the tool permission DENY',
+    tools: [tool('x.y', { permission: 'DENY' })],
+    rules: [rule('USER', 'u1', 'x.*', 'DENY')],
+    expect: { 'x.y': { visible: false, reason: /denied by USER rule/ } },
+  },
+  {
+    name: 'without a plan node in the context, plan node rules do not apply',
+    tools: [read],
+    rules: [rule('PROFILE', 'p1', '*', 'ALLOW'), rule('PLAN_NODE', 'n1', 'other', 'ALLOW')],
+    context: { userId: 'u1', profileId: 'p1', planNodeId: null },
+    expect: { 'workspace.read_file': { visible: true, reason: /allowed by PROFILE rule/ } },
+  },
+];
+
+describe('resolvePolicy precedence table', () => {
+  it.each(cases)('$name', (c) => {
+    const result = resolvePolicy(c.tools, c.rules, c.context ?? ctx);
+    for (const [name, expected] of Object.entries(c.expect)) {
+      const view = result.find((t) => t.tool.name === name)!;
+      expect(view.visible, `${name} visible`).toBe(expected.visible);
+      expect(view.callable, `${name} callable`).toBe(expected.visible);
+      if (expected.approvalRequired !== undefined)
+        expect(view.approvalRequired).toBe(expected.approvalRequired);
+      expect(view.reason).toMatch(expected.reason);
+    }
+  });
+
+  it('names the deciding rule by id, pattern and reason text', () => {
+    const r = rule('PLATFORM', null, 'workspace.*', 'DENY', { reason: 'maintenance' });
+    const [view] = resolvePolicy([read], [r], ctx);
+    expect(view!.reason).toBe(`denied by PLATFORM rule ${r.id} (DENY "workspace.*"): maintenance`);
+  });
+
+  it('takes the tightest budget of the tool and every granting rule', () => {
+    const t = tool('x.y', {
+      budget: { maxCalls: 10, maxOutputTokens: null, timeoutMs: 5000, approvalTimeoutMs: null },
+    });
+    const rules = [
+      rule('PROFILE', 'p1', '*', 'ALLOW', {
+        budget: { maxCalls: 3, maxOutputTokens: 2000, timeoutMs: null, approvalTimeoutMs: null },
+      }),
+      rule('PLAN_NODE', 'n1', 'x.*', 'ALLOW', {
+        budget: { maxCalls: 5, maxOutputTokens: 1000, timeoutMs: 9000, approvalTimeoutMs: 60000 },
+      }),
+    ];
+    const [view] = resolvePolicy([t], rules, ctx);
+    expect(view!.budget).toEqual({
+      maxCalls: 3,
+      maxOutputTokens: 1000,
+      timeoutMs: 5000,
+      approvalTimeoutMs: 60000,
+    });
+    expect(view!.remainingCalls).toBe(3);
+  });
+
+  it('counts remaining calls against the tool, per-tool and run limits', () => {
+    const t = tool('x.y', {
+      budget: { maxCalls: 10, maxOutputTokens: null, timeoutMs: null, approvalTimeoutMs: null },
+    });
+    const usage = { maxCalls: 20, maxCallsPerTool: 4, totalCalls: 18, callsByTool: new Map([['x.y', 1]]) };
+    const [view] = resolvePolicy([t], [rule('PLATFORM', null, '*', 'ALLOW')], ctx, usage);
+    expect(view!.remainingCalls).toBe(2);
+  });
+
+  it('never reports a negative number of remaining calls', () => {
+    const t = tool('x.y', {
+      budget: { maxCalls: 1, maxOutputTokens: null, timeoutMs: null, approvalTimeoutMs: null },
+    });
+    const usage = {
+      maxCalls: null,
+      maxCallsPerTool: null,
+      totalCalls: 3,
+      callsByTool: new Map([['x.y', 3]]),
+    };
+    const [view] = resolvePolicy([t], [rule('PLATFORM', null, '*', 'ALLOW')], ctx, usage);
+    expect(view!.remainingCalls).toBe(0);
+  });
+});
+
+describe('patternMatches', () => {
+  it.each([
+    ['workspace.*', 'workspace.read_file', true],
+    ['workspace.*', 'workspacex.read_file', false],
+    ['mcp.*', 'mcp.github.search', true],
+    ['*', 'any.thing', true],
+    ['workspace.read_file', 'workspace.read_file', true],
+    ['workspace.read_file', 'workspace.read_files', false],
+    ['ext.?.roll', 'ext.a.roll', true],
+    ['ext.?.roll', 'ext.ab.roll', false],
+  ])('%s against %s is %s', (pattern, name, expected) => {
+    expect(patternMatches(pattern, name)).toBe(expected);
+  });
+});

@@ -1,0 +1,77 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect } from 'vitest';
+import type { Services } from '../../../src/app/services.js';
+import { chatCommands } from '../../../src/features/chat/cli.js';
+import { CARD, CHATS_DIR, FIXTURES, fixtureChats, fixtureSkills, SKILLS_DIR } from '../../support/chat.js';
+import { dbTest as test } from '../../support/fixtures.js';
+
+const temps: string[] = [];
+const temp = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ats-chat-cli-'));
+  temps.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function cli(services: Services, words: string[], values: Record<string, string | boolean> = {}) {
+  const command = chatCommands.find((c) => c.path.every((w, i) => words[i] === w))!;
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await command.run({ values, positionals: words.slice(command.path.length) }, services, {
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+  });
+  return { code, out, err };
+}
+
+describe('chat, skill and worldinfo commands', () => {
+  test('chat import then chat export writes the same bytes', async ({ services }) => {
+    const source = join(CHATS_DIR, fixtureChats[0]!);
+    const imported = await cli(services, ['chat', 'import', source], { id: 'sera' });
+    expect(imported).toEqual({
+      code: 0,
+      out: [`imported chat sera: 4 messages (modern header, ${readFileSync(source).length} bytes)`],
+      err: [],
+    });
+    const target = join(temp(), 'out.jsonl');
+    const exported = await cli(services, ['chat', 'export', 'sera', target]);
+    expect(exported.code).toBe(0);
+    expect(readFileSync(target)).toEqual(readFileSync(source));
+  });
+
+  test('chat export refuses to overwrite a file', async ({ services }) => {
+    await cli(services, ['chat', 'import', join(CHATS_DIR, fixtureChats[1]!)], { id: 'aqua' });
+    const target = join(temp(), 'taken.jsonl');
+    writeFileSync(target, 'keep me');
+    await expect(cli(services, ['chat', 'export', 'aqua', target])).rejects.toMatchObject({
+      code: 'CONFLICT',
+    });
+    expect(readFileSync(target, 'utf8')).toBe('keep me');
+  });
+
+  test('chat import of a missing file is a usage error', async ({ services }) => {
+    await expect(cli(services, ['chat', 'import', join(temp(), 'nope.jsonl')])).rejects.toMatchObject({
+      name: 'UsageError',
+      message: expect.stringMatching(/^no such file: /),
+    });
+  });
+
+  test('skill import takes a directory of skill folders', async ({ services }) => {
+    const result = await cli(services, ['skill', 'import', SKILLS_DIR]);
+    expect(result.out).toEqual(fixtureSkills.map((name) => `imported skill ${name}`));
+    expect(result.err).toEqual([
+      '  warning: description is 1068 characters; the Agent Skills spec allows at most 1024',
+    ]);
+  });
+
+  test('worldinfo import takes the lorebook of a character card', async ({ services }) => {
+    const result = await cli(services, ['worldinfo', 'import', join(FIXTURES, CARD)]);
+    expect(result.out).toEqual([
+      expect.stringMatching(/^imported lorebook 爱 \([0-9a-f-]{36}\): 27 entries from a character book$/),
+    ]);
+  });
+});

@@ -1,0 +1,164 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect } from 'vitest';
+import type { Services } from '../../../src/app/services.js';
+import { workspaceCommands } from '../../../src/features/workspace/cli.js';
+import { dbTest as test } from '../../support/fixtures.js';
+import { WORKSPACE, workspaceRun, writeFile } from '../../support/workspace.js';
+
+const temps: string[] = [];
+const temp = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ats-ws-cli-'));
+  temps.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function cli(services: Services, words: string[], values: Record<string, string> = {}) {
+  const command = workspaceCommands.find((c) => c.path.every((w, i) => words[i] === w))!;
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await command.run({ values, positionals: words.slice(command.path.length) }, services, {
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+  });
+  return { code, out, err };
+}
+
+/** Every file under `dir`, as workspace paths → content. */
+function tree(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (at: string, prefix: string) => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(join(at, entry.name), `${prefix}${entry.name}/`);
+      else files[`${prefix}${entry.name}`] = readFileSync(join(at, entry.name), 'utf8');
+    }
+  };
+  walk(dir, '');
+  return files;
+}
+
+const contents = async (services: Services, id: string) =>
+  Object.fromEntries(
+    (await services.workspaces.exportFiles(id, null)).files.map((f) => [f.path, f.content.toString()]),
+  );
+
+describe('workspace export and import', () => {
+  test('export then import into a new workspace gives back the same files', async ({ services }) => {
+    const run = await workspaceRun(services);
+    await writeFile(services, run.id, 'output/report.md', '# Report\n');
+    await writeFile(services, run.id, 'output/deep/nested/file.txt', 'deep\n');
+    await writeFile(services, run.id, 'scratch/日本語.txt', 'unicode name\n');
+    const dir = join(temp(), 'export');
+    const exported = await cli(services, ['workspace', 'export', WORKSPACE, dir]);
+    expect(exported).toEqual({
+      code: 0,
+      out: [`exported 3 files of workspace ${WORKSPACE} (current files) to ${dir}`],
+      err: [],
+    });
+    expect(tree(dir)).toEqual({
+      'output/report.md': '# Report\n',
+      'output/deep/nested/file.txt': 'deep\n',
+      'scratch/日本語.txt': 'unicode name\n',
+    });
+    const imported = await cli(services, ['workspace', 'import', dir, 'ws-copy']);
+    expect(imported).toEqual({
+      code: 0,
+      out: ['imported 3 files into workspace ws-copy (checkpoint #1)'],
+      err: [],
+    });
+    expect(await contents(services, 'ws-copy')).toEqual(await contents(services, WORKSPACE));
+    const [checkpoint] = await services.workspaces.checkpoints('ws-copy');
+    expect(checkpoint).toMatchObject({ reason: 'import', createdBy: 'cli:workspace-import', runId: null });
+    const events = await services.journal.read({ limit: 1000 });
+    expect(
+      events.filter((e) => e.actor === 'cli:workspace-import').map((e) => [e.type, e.payload.workspaceId]),
+    ).toEqual([
+      ['workspace_changed', 'ws-copy'],
+      ['checkpoint_created', 'ws-copy'],
+    ]);
+  });
+
+  test('export of a checkpoint writes the files as they were then', async ({ services }) => {
+    const run = await workspaceRun(services);
+    await writeFile(services, run.id, 'output/a.md', 'first\n');
+    await writeFile(services, run.id, 'output/a.md', 'second\n', 'replace');
+    await writeFile(services, run.id, 'output/b.md', 'later\n');
+    const dir = join(temp(), 'at-one');
+    const result = await cli(services, ['workspace', 'export', WORKSPACE, dir], { checkpoint: '1' });
+    expect(result.out).toEqual([`exported 1 files of workspace ${WORKSPACE} (checkpoint #1) to ${dir}`]);
+    expect(tree(dir)).toEqual({ 'output/a.md': 'first\n' });
+  });
+
+  test('export refuses a directory that is not empty and writes nothing into it', async ({ services }) => {
+    const run = await workspaceRun(services);
+    await writeFile(services, run.id, 'output/a.md', 'a');
+    const dir = temp();
+    writeFileSync(join(dir, 'mine.txt'), 'keep');
+    await expect(cli(services, ['workspace', 'export', WORKSPACE, dir])).rejects.toThrow(
+      `${dir} exists and is not an empty directory`,
+    );
+    expect(tree(dir)).toEqual({ 'mine.txt': 'keep' });
+  });
+
+  test('import skips hostile names, links and files outside the roots, and reads nothing outside the directory', async ({
+    services,
+  }) => {
+    const outside = temp();
+    writeFileSync(join(outside, 'secret.txt'), 'do not read');
+    const dir = temp();
+    mkdirSync(join(dir, 'output'));
+    mkdirSync(join(dir, 'inputs'));
+    writeFileSync(join(dir, 'output', 'good.md'), 'good');
+    writeFileSync(join(dir, 'inputs', 'brief.md'), 'brief');
+    writeFileSync(join(dir, 'output', '..\\..\\escape.txt'), 'backslash traversal');
+    writeFileSync(join(dir, 'output', 'CON.txt'), 'device');
+    writeFileSync(join(dir, 'output', 'trailing. '), 'trailing');
+    writeFileSync(join(dir, 'output', 'a:b.txt'), 'colon');
+    writeFileSync(join(dir, 'output', 'bell\u0007.txt'), 'control');
+    writeFileSync(join(dir, 'top-level.txt'), 'no root');
+    symlinkSync(join(outside, 'secret.txt'), join(dir, 'output', 'link.txt'));
+    symlinkSync(outside, join(dir, 'output', 'linked-dir'));
+    const result = await cli(services, ['workspace', 'import', dir, 'ws-hostile']);
+    expect(result.code).toBe(1);
+    expect(result.out).toEqual(['imported 2 files into workspace ws-hostile (checkpoint #1)']);
+    expect([...result.err].sort()).toEqual(
+      [
+        'skipped "output/link.txt": symbolic link (not followed)',
+        'skipped "output/linked-dir": symbolic link (not followed)',
+        `skipped "output/..\\\\..\\\\escape.txt": path "output/..\\\\..\\\\escape.txt" uses '..' with backslashes to leave the workspace`,
+        'skipped "output/CON.txt": name "CON.txt" is a reserved device name on Windows; rename it',
+        `skipped "output/trailing. ": name "trailing. " ends with a dot or space; remove it`,
+        `skipped "output/a:b.txt": path "output/a:b.txt" contains ':'; file names cannot contain < > : " | ? *`,
+        'skipped "output/bell\\u0007.txt": path "output/bell\\u0007.txt" contains a control or invisible formatting character',
+        'skipped "top-level.txt": outside every root of the workspace',
+      ].sort(),
+    );
+    expect(await contents(services, 'ws-hostile')).toEqual({
+      'inputs/brief.md': 'brief',
+      'output/good.md': 'good',
+    });
+  });
+
+  test('export never writes outside the target directory', async ({ services }) => {
+    const run = await workspaceRun(services);
+    await writeFile(services, run.id, 'output/a.md', 'a');
+    const parent = temp();
+    const dir = join(parent, 'target');
+    await cli(services, ['workspace', 'export', WORKSPACE, dir]);
+    expect(readdirSync(parent)).toEqual(['target']);
+    expect(existsSync(join(dir, 'output', 'a.md'))).toBe(true);
+  });
+});
