@@ -62,6 +62,29 @@ export const builder = new SchemaBuilder<{
     cursorType: 'String',
     nodeQueryOptions: false,
     nodesQueryOptions: false,
+    // Every connection in the schema shares these, so they are described once here.
+    pageInfoTypeOptions: { description: 'Where this page sits in the whole list.' },
+    hasNextPageFieldOptions: {
+      description: 'More items follow this page (ask again with `after: endCursor`).',
+    },
+    hasPreviousPageFieldOptions: {
+      description: 'More items precede this page (ask again with `before: startCursor`).',
+    },
+    startCursorFieldOptions: { description: "The first item's cursor; null when the page is empty." },
+    endCursorFieldOptions: { description: "The last item's cursor; null when the page is empty." },
+    defaultConnectionTypeOptions: { description: 'One page of a list, in the order its field states.' },
+    defaultEdgeTypeOptions: { description: 'One item of a page, with the cursor to page on from it.' },
+    edgesFieldOptions: { description: "This page's items, in order." },
+    pageInfoFieldOptions: { description: 'Whether more items come before or after this page.' },
+    nodeFieldOptions: { description: 'The item.' },
+    cursorFieldOptions: { description: 'An opaque position in the list; pass it as `after` or `before`.' },
+    firstArgOptions: {
+      description:
+        'At most this many items from the start (or after `after`); each list has its own default and cap.',
+    },
+    lastArgOptions: { description: 'At most this many items from the end (or before `before`).' },
+    afterArgOptions: { description: 'Only items after this cursor (an `endCursor` or edge cursor).' },
+    beforeArgOptions: { description: 'Only items before this cursor (a `startCursor` or edge cursor).' },
   },
 });
 
@@ -75,5 +98,9 @@ export const scopes = {
   anyRole: { authenticated: true },
 } as const;
 
-builder.queryType({});
-builder.mutationType({});
+builder.queryType({
+  description: 'Reads. Each field states which roles may use it; a token without one gets FORBIDDEN.',
+});
+builder.mutationType({
+  description: 'Changes. Each field states which roles may use it; a token without one gets FORBIDDEN.',
+});

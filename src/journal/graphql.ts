@@ -3,34 +3,54 @@ import { builder, scopes } from '../graphql/builder.js';
 import { parseSeq } from './service.js';
 
 const JournalEventTypeEnum = builder.enumType('JournalEventType', {
+  description: 'What a journal event records; `payload` holds its details.',
   values: journalEventTypes.map((t) => t.toUpperCase()) as [string, ...string[]],
 });
 
 export const JournalEventType = builder.objectRef<JournalEvent>('JournalEvent').implement({
+  description: 'One state change, written in the same transaction as the change; the journal is append-only.',
   fields: (t) => ({
     seq: t.string({
       description: 'Gap-free position in commit order (a bigint, as a string).',
       resolve: (e) => e.seq.toString(),
     }),
-    type: t.field({ type: JournalEventTypeEnum, resolve: (e) => e.type.toUpperCase() }),
-    runId: t.id({ nullable: true, resolve: (e) => e.runId ?? null }),
-    callId: t.id({ nullable: true, resolve: (e) => e.callId ?? null }),
-    actor: t.exposeString('actor'),
-    payload: t.expose('payload', { type: 'JSON' }),
-    at: t.expose('at', { type: 'DateTime' }),
+    type: t.field({
+      description: 'What happened.',
+      type: JournalEventTypeEnum,
+      resolve: (e) => e.type.toUpperCase(),
+    }),
+    runId: t.id({
+      description: 'The run it belongs to; null for events outside runs (registry, policy, chats).',
+      nullable: true,
+      resolve: (e) => e.runId ?? null,
+    }),
+    callId: t.id({
+      description: 'The tool call it belongs to; null when it is about no single call.',
+      nullable: true,
+      resolve: (e) => e.callId ?? null,
+    }),
+    actor: t.exposeString('actor', {
+      description: 'Who caused it: `<role>:<token name>`, `tool:<name>`, `system` or `system:dispatcher`.',
+    }),
+    payload: t.expose('payload', {
+      description: "The event's details (at most 8 KiB; large things are resources).",
+      type: 'JSON',
+    }),
+    at: t.expose('at', { description: 'When it was committed.', type: 'DateTime' }),
   }),
 });
 
 const journalArgs = (t: Parameters<Parameters<typeof builder.queryFields>[0]>[0]) => ({
-  runId: t.arg.id(),
-  callId: t.arg.id(),
+  runId: t.arg.id({ description: "Only this run's events; agents must name one of their own runs." }),
+  callId: t.arg.id({ description: "Only this call's events." }),
   afterSeq: t.arg.string({ description: 'Only events after this position.' }),
 });
 
 builder.queryFields((t) => ({
   journal: t.connection({
     type: JournalEventType,
-    description: 'Events in order, paged by position. Agents must name one of their runs.',
+    description:
+      'Events in order, paged by position with `first` (100 by default, at most 1000) and `after`; `last` and `before` are not supported. Agents must name one of their runs; extensions may not read it.',
     authScopes: scopes.readers,
     args: journalArgs(t),
     resolve: async (_root, args, ctx) => {
