@@ -1,6 +1,6 @@
 import { ToolCallType } from '../calls/graphql/tool-call.js';
 import { builder, scopes } from '../graphql/builder.js';
-import type { NarrowingEntry } from './providers/schema-narrowing.js';
+import type { NarrowingEntry } from './providers/schema-narrowing/index.js';
 import type { ToolDeclarations, ToolNarrowingReport } from './providers/types.js';
 import { providerKinds } from './providers/types.js';
 import type { ModelTurnRow, SubmittedTurn } from './service.js';

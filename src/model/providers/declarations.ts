@@ -5,7 +5,7 @@ import {
   type NarrowingTarget,
   narrowSchema,
   strictBlocker,
-} from './schema-narrowing.js';
+} from './schema-narrowing/index.js';
 import type { ToolNarrowingReport } from './types.js';
 
 export interface PreparedTool {

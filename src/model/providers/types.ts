@@ -2,7 +2,7 @@ import type { ToolCallRequest } from '../../core/tool-call.js';
 import type { ToolError, ToolResult } from '../../core/tool-result.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import type { NameRules, ToolNameMap } from './names.js';
-import type { NarrowingEntry } from './schema-narrowing.js';
+import type { NarrowingEntry } from './schema-narrowing/index.js';
 
 export const providerKinds = ['OPENAI_CHAT', 'OPENAI_RESPONSES', 'ANTHROPIC', 'GEMINI'] as const;
 export type ProviderKind = (typeof providerKinds)[number];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../../../src/core/tool-spec.js';
-import { narrowSchema, strictBlocker } from '../../../src/model/providers/schema-narrowing.js';
+import { narrowSchema, strictBlocker } from '../../../src/model/providers/schema-narrowing/index.js';
 
 const OPTIONAL = 'optional property made required and nullable (strict mode requires every property)';
 const CLOSED = 'strict mode needs additionalProperties: false (was unset)';

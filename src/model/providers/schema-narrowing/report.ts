@@ -1,0 +1,26 @@
+import type { JsonSchema } from '../../../core/tool-spec.js';
+import type { JsonObject } from '../common.js';
+import type { Rules } from './targets.js';
+
+export interface NarrowingEntry {
+  /** JSON Pointer of the affected node in the narrowed schema ('' is the root). */
+  path: string;
+  action: 'dropped' | 'rewritten';
+  keyword: string;
+  detail: string;
+}
+
+export interface NarrowingResult {
+  schema: JsonSchema;
+  report: NarrowingEntry[];
+}
+
+/**
+ * One narrowing pass: its target's rules, the root that local references resolve against, and the
+ * report every step appends to.
+ */
+export interface Context {
+  rules: Rules;
+  root: JsonObject;
+  report: NarrowingEntry[];
+}
