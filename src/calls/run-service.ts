@@ -5,6 +5,7 @@ import { callCancelled, errorResult } from '../core/call-results.js';
 import { conflict, forbidden, notFound } from '../core/errors.js';
 import type { NewJournalEvent } from '../core/journal-event.js';
 import { parseInput } from '../core/parse-input.js';
+import { deniedToolStrategies, type RunStatus } from '../core/run.js';
 import type { ToolError } from '../core/tool-result.js';
 import type { Db } from '../db/client.js';
 import { runs, toolCalls } from '../db/schema.js';
@@ -12,8 +13,6 @@ import type { Executor, Tx } from '../db/tx.js';
 import { appendEvents } from '../journal/append.js';
 
 export type RunRow = typeof runs.$inferSelect;
-export const runStatuses = ['RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
-export type RunStatus = (typeof runStatuses)[number];
 
 const id = z.string().trim().min(1).max(200);
 
@@ -23,7 +22,7 @@ export const createRunInputSchema = z.object({
   planNodeId: id.nullish(),
   chatId: id.nullish(),
   workspaceId: id.nullish(),
-  deniedToolStrategy: z.enum(['FAIL_RUN', 'RETURN_DENIED_RESULT']).nullish(),
+  deniedToolStrategy: z.enum(deniedToolStrategies).nullish(),
   maxCalls: z.number().int().positive().nullish(),
   maxCallsPerTool: z.number().int().positive().nullish(),
 });
@@ -147,7 +146,7 @@ export class RunService {
   async end(
     tx: Tx,
     run: RunRow,
-    status: 'CANCELLED' | 'COMPLETED' | 'FAILED',
+    status: Exclude<RunStatus, 'RUNNING'>,
     actor: string,
     failure: ToolError | null,
   ) {

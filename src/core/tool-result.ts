@@ -23,7 +23,8 @@ export interface ToolResult {
 }
 
 /** Seed §11: three classes that are never mixed. */
-export type ToolErrorKind = 'RECOVERABLE' | 'POLICY_DENIED' | 'SYSTEM_FAILURE';
+export const toolErrorKinds = ['RECOVERABLE', 'POLICY_DENIED', 'SYSTEM_FAILURE'] as const;
+export type ToolErrorKind = (typeof toolErrorKinds)[number];
 
 export interface ToolError {
   kind: ToolErrorKind;

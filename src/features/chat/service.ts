@@ -19,6 +19,7 @@ import {
   type ChatLine,
   type ChatMessage,
   type ChatRole,
+  chatRoles,
   type LineEnding,
 } from './rules/jsonl.js';
 import {
@@ -30,7 +31,6 @@ import {
 } from './rules/search.js';
 
 export type ChatRow = typeof chats.$inferSelect;
-export const chatRoles = ['user', 'assistant', 'system'] as const;
 
 export const chatIdSchema = z
   .string()

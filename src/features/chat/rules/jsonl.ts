@@ -26,7 +26,8 @@ import { DomainError } from '../../../core/errors.js';
 import { parseStDate } from './st-date.js';
 
 export type JsonObject = Record<string, unknown>;
-export type ChatRole = 'user' | 'assistant' | 'system';
+export const chatRoles = ['user', 'assistant', 'system'] as const;
+export type ChatRole = (typeof chatRoles)[number];
 /** The terminator that followed a line in the source; '' only for a last line without a newline. */
 export type LineEnding = '\n' | '\r\n' | '';
 export type ChatHeaderShape = 'modern' | 'placeholder' | 'legacy';

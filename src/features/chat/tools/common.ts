@@ -2,6 +2,7 @@ import type { Invocation } from '../../../calls/tool-contract.js';
 import { objectSchema, textParts } from '../../../calls/tool-kit.js';
 import { DomainError } from '../../../core/errors.js';
 import { RecoverableToolError } from '../../../core/tool-errors.js';
+import { chatRoles } from '../rules/jsonl.js';
 import {
   ChatService,
   HISTORY_DEFAULT_LIMIT,
@@ -44,7 +45,7 @@ export async function onRunChat<T>(
   }
 }
 
-export const roleSchema = { enum: ['user', 'assistant', 'system'] };
+export const roleSchema = { enum: [...chatRoles] };
 const position = { type: 'integer', minimum: 0 };
 const dateOrNull = {
   type: ['string', 'null'],

@@ -1,12 +1,13 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
 import { objectSchema, plural, readOnlySpec, textParts } from '../../../calls/tool-kit.js';
+import type { ChatRole } from '../rules/jsonl.js';
 import { MAX_TERM_LENGTH, MAX_TERMS } from '../rules/search.js';
 import { RANK_WINDOW, SEARCH_DEFAULT_LIMIT, type SearchResult } from '../service.js';
 import { onRunChat, roleSchema } from './common.js';
 
 interface SearchArgs {
   query: string;
-  roles?: Array<'user' | 'assistant' | 'system'>;
+  roles?: ChatRole[];
   fromIndex?: number;
   toIndex?: number;
   limit?: number;
