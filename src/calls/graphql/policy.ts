@@ -8,66 +8,138 @@ import {
 import { builder, scopes } from '../../graphql/builder.js';
 import { ToolBudgetInput, ToolBudgetType, ToolType } from './tool.js';
 
-export const PolicyLayerEnum = builder.enumType('PolicyLayer', { values: policyLayers });
-export const PolicyEffectEnum = builder.enumType('PolicyEffect', { values: policyEffects });
+export const PolicyLayerEnum = builder.enumType('PolicyLayer', {
+  description:
+    'Where a rule applies: PLATFORM (everywhere), USER, PROFILE, PLAN_NODE (each scoped by its id) or SOURCE (scoped by a tool source).',
+  values: policyLayers,
+});
+export const PolicyEffectEnum = builder.enumType('PolicyEffect', {
+  description:
+    'ALLOW makes a tool visible, DENY hides it (deny beats allow), ASK keeps it visible but gates each call by approval.',
+  values: policyEffects,
+});
 
 export const PolicyRuleType = builder.objectRef<PolicyRule>('PolicyRule').implement({
+  description: 'One rule of the layered policy; tools no rule allows are invisible.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    layer: t.expose('layer', { type: PolicyLayerEnum }),
-    scopeId: t.exposeString('scopeId', { nullable: true }),
-    toolPattern: t.exposeString('toolPattern'),
-    effect: t.expose('effect', { type: PolicyEffectEnum }),
+    id: t.exposeID('id', {
+      description: 'The rule id; pass it to setPolicyRule to replace the rule, or to removePolicyRule.',
+    }),
+    layer: t.expose('layer', { description: 'Where the rule applies.', type: PolicyLayerEnum }),
+    scopeId: t.exposeString('scopeId', {
+      description: 'The user, profile, plan node or tool source the rule is scoped to; null on PLATFORM.',
+      nullable: true,
+    }),
+    toolPattern: t.exposeString('toolPattern', {
+      description: 'An exact tool name or a glob (`workspace.*`; `*` crosses dots).',
+    }),
+    effect: t.expose('effect', {
+      description: 'What the rule does to matching tools.',
+      type: PolicyEffectEnum,
+    }),
     skipApproval: t.exposeBoolean('skipApproval', {
       description:
         'An ALLOW that also waives the default approval gates (MCP/extension source, destructive, costly).',
     }),
-    budget: t.expose('budget', { type: ToolBudgetType, nullable: true }),
-    reason: t.exposeString('reason', { nullable: true }),
+    budget: t.expose('budget', {
+      description:
+        'Limits the rule sets on matching tools (the tightest of all granting rules wins); null for none.',
+      type: ToolBudgetType,
+      nullable: true,
+    }),
+    reason: t.exposeString('reason', {
+      description: 'Why the rule exists; quoted in the decision it makes.',
+      nullable: true,
+    }),
   }),
 });
 
 export const EffectiveToolType = builder.objectRef<EffectiveTool>('EffectiveTool').implement({
+  description: 'How policy resolves one tool in a context.',
   fields: (t) => ({
-    tool: t.expose('tool', { type: ToolType }),
-    visible: t.exposeBoolean('visible'),
-    callable: t.exposeBoolean('callable'),
-    approvalRequired: t.exposeBoolean('approvalRequired'),
+    tool: t.expose('tool', { description: 'The tool.', type: ToolType }),
+    visible: t.exposeBoolean('visible', { description: 'A model in this context is offered the tool.' }),
+    callable: t.exposeBoolean('callable', {
+      description: 'A call would be accepted (possibly after approval).',
+    }),
+    approvalRequired: t.exposeBoolean('approvalRequired', {
+      description: 'Each call waits for an approver.',
+    }),
     reason: t.exposeString('reason', { description: 'Names the deciding rule.' }),
-    budget: t.expose('budget', { type: ToolBudgetType, nullable: true }),
-    remainingCalls: t.exposeInt('remainingCalls', { nullable: true }),
+    budget: t.expose('budget', {
+      description: "The tightest of the tool's and every granting rule's limits.",
+      type: ToolBudgetType,
+      nullable: true,
+    }),
+    remainingCalls: t.exposeInt('remainingCalls', {
+      description: 'Calls left under every applicable limit; null when nothing limits the count.',
+      nullable: true,
+    }),
   }),
 });
 
 const PolicyRuleInput = builder.inputType('PolicyRuleInput', {
+  description: 'A rule to create or replace.',
   fields: (t) => ({
     id: t.id({ description: 'Set to replace an existing rule.' }),
-    layer: t.field({ type: PolicyLayerEnum, required: true }),
-    scopeId: t.string(),
-    toolPattern: t.string({ required: true }),
-    effect: t.field({ type: PolicyEffectEnum, required: true }),
-    skipApproval: t.boolean(),
-    budget: t.field({ type: ToolBudgetInput }),
-    reason: t.string(),
+    layer: t.field({
+      description: 'Where the rule applies; approvers may only use USER with their own userId.',
+      type: PolicyLayerEnum,
+      required: true,
+    }),
+    scopeId: t.string({
+      description:
+        'Required for USER, PROFILE and PLAN_NODE (their id) and SOURCE (a tool source); not allowed for PLATFORM.',
+    }),
+    toolPattern: t.string({
+      description: 'An exact tool name or a glob (`workspace.*`; `*` crosses dots).',
+      required: true,
+    }),
+    effect: t.field({
+      description: 'What the rule does to matching tools.',
+      type: PolicyEffectEnum,
+      required: true,
+    }),
+    skipApproval: t.boolean({
+      description:
+        'Only with ALLOW: waives the default approval gates (MCP/extension source, destructive, open world, high cost).',
+    }),
+    budget: t.field({ description: 'Limits on matching tools.', type: ToolBudgetInput }),
+    reason: t.string({ description: 'Why the rule exists; quoted in the decision it makes.' }),
   }),
 });
 
 export const PolicyContextInput = builder.inputType('PolicyContextInput', {
-  fields: (t) => ({ userId: t.string(), profileId: t.string(), planNodeId: t.string() }),
+  description: 'The context to resolve policy in; an unset id leaves out its layer.',
+  fields: (t) => ({
+    userId: t.string({ description: 'The USER layer to apply.' }),
+    profileId: t.string({ description: 'The PROFILE layer to apply.' }),
+    planNodeId: t.string({ description: 'The PLAN_NODE layer to apply.' }),
+  }),
 });
 
 builder.queryFields((t) => ({
   policyRules: t.field({
+    description: 'Rules by layer, then creation time. ADMIN, APPROVER and VIEWER.',
     type: [PolicyRuleType],
     authScopes: scopes.people,
-    args: { layer: t.arg({ type: PolicyLayerEnum }), scopeId: t.arg.string() },
+    args: {
+      layer: t.arg({ description: 'Only rules of this layer.', type: PolicyLayerEnum }),
+      scopeId: t.arg.string({ description: 'Only rules with this scope id.' }),
+    },
     resolve: (_root, args, ctx) => ctx.services.policy.list(args),
   }),
   effectiveTools: t.field({
     type: [EffectiveToolType],
     description: 'Which tools a model would see and call in this context, and why.',
     authScopes: scopes.readers,
-    args: { context: t.arg({ type: PolicyContextInput, required: true }) },
+    args: {
+      context: t.arg({
+        description: 'The user, profile and plan node to resolve for.',
+        type: PolicyContextInput,
+        required: true,
+      }),
+    },
     resolve: (_root, args, ctx) => ctx.services.policy.effectiveTools(args.context),
   }),
 }));
@@ -79,13 +151,20 @@ builder.mutationFields((t) => ({
       'Creates a rule, or replaces the rule with the given id. Admins; approvers on their own USER layer.',
     authScopes: scopes.deciders,
     args: {
-      input: t.arg({ type: PolicyRuleInput, required: true, validate: { schema: policyRuleInputSchema } }),
+      input: t.arg({
+        description: 'The rule.',
+        type: PolicyRuleInput,
+        required: true,
+        validate: { schema: policyRuleInputSchema },
+      }),
     },
     resolve: (_root, args, ctx) => ctx.services.policy.set(args.input, ctx.principal!),
   }),
   removePolicyRule: t.boolean({
+    description:
+      'Deletes a rule; true when done, NOT_FOUND for an unknown id. Admins; approvers on their own USER layer.',
     authScopes: scopes.deciders,
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ description: 'The rule to delete.', required: true }) },
     resolve: (_root, args, ctx) => ctx.services.policy.remove(String(args.id), ctx.principal!),
   }),
 }));

@@ -11,17 +11,28 @@ import { RunType } from './run.js';
 import { ToolAnnotationsType, ToolSourceEnum } from './tool.js';
 import { ToolErrorType, ToolResultType } from './tool-result.js';
 
-export const ToolCallStatusEnum = builder.enumType('ToolCallStatus', { values: toolCallStatuses });
+export const ToolCallStatusEnum = builder.enumType('ToolCallStatus', {
+  description:
+    'REQUESTED, then AWAITING_APPROVAL (and APPROVED or DENIED) when a decision is needed, STARTED while it runs, and an end state: COMPLETED, FAILED, DENIED or CANCELLED.',
+  values: toolCallStatuses,
+});
 
 const ApprovalDecisionType = builder.objectRef<DecisionRecord>('ApprovalDecision').implement({
+  description: 'The one decision that counted on a call.',
   fields: (t) => ({
-    approved: t.exposeBoolean('approved'),
-    decidedBy: t.exposeString('decidedBy'),
+    approved: t.exposeBoolean('approved', { description: 'true for approve, false for deny or expiry.' }),
+    decidedBy: t.exposeString('decidedBy', {
+      description: 'The actor who decided, or `system` for an expiry.',
+    }),
     reason: t.exposeString('reason', {
       nullable: true,
       description: '`expired` when nobody decided in time.',
     }),
-    decidedAt: t.field({ type: 'DateTime', resolve: (d) => new Date(d.decidedAt) }),
+    decidedAt: t.field({
+      description: 'When it was decided.',
+      type: 'DateTime',
+      resolve: (d) => new Date(d.decidedAt),
+    }),
     argumentsHash: t.exposeString('argumentsHash', {
       description: 'The arguments this decision was made on.',
     }),
@@ -30,11 +41,22 @@ const ApprovalDecisionType = builder.objectRef<DecisionRecord>('ApprovalDecision
 
 /** What an approval UI shows (seed §10): tool, arguments summary, side effects, source, policy reason. */
 const ApprovalRequestType = builder.objectRef<ToolCallRow>('ApprovalRequest').implement({
+  description: 'What an approval screen shows about a call waiting for a decision.',
   fields: (t) => ({
-    toolName: t.exposeString('name'),
-    title: t.string({ resolve: (c) => c.tool?.title ?? c.name }),
-    displayName: t.string({ nullable: true, resolve: (c) => c.tool?.displayName ?? null }),
-    argumentsSummary: t.string({ resolve: (c) => summarize(c.arguments) }),
+    toolName: t.exposeString('name', { description: 'The tool the call is for.' }),
+    title: t.string({
+      description: "The tool's title (its name when the tool is gone).",
+      resolve: (c) => c.tool?.title ?? c.name,
+    }),
+    displayName: t.string({
+      description: 'The name its author gave for approval screens; null when none.',
+      nullable: true,
+      resolve: (c) => c.tool?.displayName ?? null,
+    }),
+    argumentsSummary: t.string({
+      description: 'The arguments as canonical JSON, cut after 500 characters.',
+      resolve: (c) => summarize(c.arguments),
+    }),
     message: t.string({
       nullable: true,
       description:
@@ -45,53 +67,109 @@ const ApprovalRequestType = builder.objectRef<ToolCallRow>('ApprovalRequest').im
       description: 'Pass it back with the decision to bind it to these arguments.',
     }),
     annotations: t.field({
+      description: "The tool's side-effect hints; null when the tool is gone.",
       type: ToolAnnotationsType,
       nullable: true,
       resolve: (c) => c.tool?.annotations ?? null,
     }),
     source: t.field({
+      description: 'Where the tool comes from; null when the tool is gone.',
       type: ToolSourceEnum,
       nullable: true,
       resolve: (c) => (c.tool?.source as never) ?? null,
     }),
-    policyReason: t.exposeString('policyReason', { nullable: true }),
-    expiresAt: t.expose('approvalExpiresAt', { type: 'DateTime', nullable: true }),
+    policyReason: t.exposeString('policyReason', {
+      description: 'Why policy asks for approval (the deciding rule or default gate).',
+      nullable: true,
+    }),
+    expiresAt: t.expose('approvalExpiresAt', {
+      description: 'When the call is denied as `expired` if nobody decides; null for no limit.',
+      type: 'DateTime',
+      nullable: true,
+    }),
   }),
 });
 
 export const ToolCallType = builder.objectRef<ToolCallRow>('ToolCall').implement({
+  description: 'One request by a model or runtime to run a tool, and everything that happened to it.',
   fields: (t) => ({
-    id: t.exposeID('id'),
+    id: t.exposeID('id', { description: 'The call id.' }),
     run: t.field({
+      description: 'The run it belongs to.',
       type: RunType,
       resolve: async (call, _args, ctx) => (await ctx.services.runs.get(call.runId))!,
     }),
-    name: t.exposeString('name'),
-    arguments: t.expose('arguments', { type: 'JSON' }),
-    argumentsHash: t.exposeString('argumentsHash'),
-    providerCallId: t.exposeString('providerCallId', { nullable: true }),
-    providerMetadata: t.expose('providerMetadata', { type: 'JSON', nullable: true }),
-    idempotencyKey: t.exposeString('idempotencyKey', { nullable: true }),
-    status: t.expose('status', { type: ToolCallStatusEnum }),
-    approvalRequired: t.exposeBoolean('approvalRequired'),
-    policyReason: t.exposeString('policyReason', { nullable: true }),
+    name: t.exposeString('name', { description: 'The tool called.' }),
+    arguments: t.expose('arguments', { description: 'The arguments as requested.', type: 'JSON' }),
+    argumentsHash: t.exposeString('argumentsHash', {
+      description: 'sha256 of the canonical arguments; a decision can be bound to it.',
+    }),
+    providerCallId: t.exposeString('providerCallId', {
+      description:
+        "The model provider's call id (a reused one is stored as `<id>#t<turn>`); null when the runtime gave none.",
+      nullable: true,
+    }),
+    providerMetadata: t.expose('providerMetadata', {
+      description: 'Provider details kept with the call (such as a synthetic id); null when none.',
+      type: 'JSON',
+      nullable: true,
+    }),
+    idempotencyKey: t.exposeString('idempotencyKey', {
+      description: "The runtime's key for retries; null when none.",
+      nullable: true,
+    }),
+    status: t.expose('status', {
+      description: 'Where the call is in its lifecycle.',
+      type: ToolCallStatusEnum,
+    }),
+    approvalRequired: t.exposeBoolean('approvalRequired', {
+      description: 'The call needs (or needed) a decision before it runs.',
+    }),
+    policyReason: t.exposeString('policyReason', {
+      description: 'The policy decision behind it (the deciding rule); null when none was recorded.',
+      nullable: true,
+    }),
     approvalRequest: t.field({
+      description: 'What an approver is shown; null for calls that need no approval.',
       type: ApprovalRequestType,
       nullable: true,
       resolve: (call) => (call.approvalRequired ? call : null),
     }),
-    decision: t.expose('decision', { type: ApprovalDecisionType, nullable: true }),
-    result: t.expose('result', { type: ToolResultType, nullable: true }),
-    error: t.expose('error', { type: ToolErrorType, nullable: true }),
-    attempts: t.exposeInt('attempts'),
+    decision: t.expose('decision', {
+      description: 'The decision made on it; null until decided.',
+      type: ApprovalDecisionType,
+      nullable: true,
+    }),
+    result: t.expose('result', {
+      description: 'What the model reads (errors included); null until the call ends.',
+      type: ToolResultType,
+      nullable: true,
+    }),
+    error: t.expose('error', {
+      description: 'Why it failed, was denied or was cancelled; null otherwise.',
+      type: ToolErrorType,
+      nullable: true,
+    }),
+    attempts: t.exposeInt('attempts', {
+      description: 'How many times a worker has started it (more than one after a lost lease).',
+    }),
     events: t.field({
+      description: 'Its journal events in order (at most 1000).',
       type: [JournalEventType],
       resolve: (call, _args, ctx) => ctx.services.journal.read({ callId: call.id, limit: 1000 }),
     }),
-    requestedBy: t.exposeString('requestedBy'),
-    requestedAt: t.expose('requestedAt', { type: 'DateTime' }),
-    startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),
-    finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
+    requestedBy: t.exposeString('requestedBy', { description: 'The actor who requested it.' }),
+    requestedAt: t.expose('requestedAt', { description: 'When it was requested.', type: 'DateTime' }),
+    startedAt: t.expose('startedAt', {
+      description: 'When a worker last started it; null if it never ran.',
+      type: 'DateTime',
+      nullable: true,
+    }),
+    finishedAt: t.expose('finishedAt', {
+      description: 'When it ended; null while open.',
+      type: 'DateTime',
+      nullable: true,
+    }),
   }),
 });
 
@@ -120,23 +198,25 @@ function callConnection(
 
 builder.objectField(RunType, 'toolCalls', (t) =>
   t.connection({
+    description: 'The calls of this run, oldest first, 50 per page by default, at most 200.',
     type: ToolCallType,
-    args: { status: t.arg({ type: ToolCallStatusEnum }) },
+    args: { status: t.arg({ description: 'Only calls in this status.', type: ToolCallStatusEnum }) },
     resolve: (run, args, ctx) =>
       callConnection(ctx, args, { runId: run.id, status: args.status ?? undefined }),
   }),
 );
 
 const RequestToolCallInput = builder.inputType('RequestToolCallInput', {
+  description: 'A call to request in a run.',
   fields: (t) => ({
-    runId: t.id({ required: true }),
-    name: t.string({ required: true }),
+    runId: t.id({ description: 'The run (RUNNING, and created by this token for agents).', required: true }),
+    name: t.string({ description: 'The tool to call.', required: true }),
     arguments: t.field({
       type: 'JSON',
       description: 'A JSON object; validated against the tool input schema.',
     }),
     providerCallId: t.string({ description: 'The provider-issued call id; a repeat returns the same call.' }),
-    providerMetadata: t.field({ type: 'JSON' }),
+    providerMetadata: t.field({ description: 'Provider details to keep with the call.', type: 'JSON' }),
     idempotencyKey: t.string({
       description: 'A repeat with the same arguments returns the same call; other arguments: CONFLICT.',
     }),
@@ -145,10 +225,12 @@ const RequestToolCallInput = builder.inputType('RequestToolCallInput', {
 
 builder.queryFields((t) => ({
   toolCall: t.field({
+    description:
+      'One call; null when there is none or an agent may not read its run. Every role but EXTENSION.',
     type: ToolCallType,
     nullable: true,
     authScopes: scopes.readers,
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ description: 'The call id.', required: true }) },
     resolve: (_root, args, ctx) => ctx.services.calls.get(String(args.id), ctx.principal!),
   }),
   pendingApprovals: t.connection({
@@ -167,6 +249,7 @@ builder.mutationFields((t) => ({
     authScopes: scopes.agents,
     args: {
       input: t.arg({
+        description: 'The call.',
         type: RequestToolCallInput,
         required: true,
         validate: { schema: requestToolCallInputSchema },
@@ -179,13 +262,29 @@ builder.mutationFields((t) => ({
     description:
       'Exactly one decision counts; a second gets CONFLICT. Pass argumentsHash to bind it to what you saw.',
     authScopes: scopes.deciders,
-    args: { id: t.arg.id({ required: true }), reason: t.arg.string(), argumentsHash: t.arg.string() },
+    args: {
+      id: t.arg.id({ description: 'The call awaiting approval.', required: true }),
+      reason: t.arg.string({ description: 'Why; recorded with the decision.' }),
+      argumentsHash: t.arg.string({
+        description:
+          "The approvalRequest's argumentsHash; when the arguments differ, the decision is refused.",
+      }),
+    },
     resolve: (_root, args, ctx) => ctx.services.calls.approve(String(args.id), args, ctx.principal!),
   }),
   denyToolCall: t.field({
+    description:
+      'Denies a call awaiting approval; the model gets a denied result. Exactly one decision counts; a second gets CONFLICT. ADMIN and APPROVER.',
     type: ToolCallType,
     authScopes: scopes.deciders,
-    args: { id: t.arg.id({ required: true }), reason: t.arg.string(), argumentsHash: t.arg.string() },
+    args: {
+      id: t.arg.id({ description: 'The call awaiting approval.', required: true }),
+      reason: t.arg.string({ description: 'Why; recorded with the decision and shown to the model.' }),
+      argumentsHash: t.arg.string({
+        description:
+          "The approvalRequest's argumentsHash; when the arguments differ, the decision is refused.",
+      }),
+    },
     resolve: (_root, args, ctx) => ctx.services.calls.deny(String(args.id), args, ctx.principal!),
   }),
 }));
