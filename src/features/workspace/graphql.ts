@@ -29,47 +29,56 @@ const upperValues = <T extends string>(values: readonly T[]) =>
   };
 
 const CheckpointReasonEnum = builder.enumType('WorkspaceCheckpointReason', {
+  description:
+    'What made a checkpoint: a file WRITE or PATCH, a RESTORE, an IMPORT, a MANUAL create_checkpoint, or FINISH.',
   values: upperValues(checkpointReasons),
 });
 const FileChangeEnum = builder.enumType('WorkspaceFileChange', {
+  description: 'How a file differs between the two ends of a diff.',
   values: upperValues(['added', 'modified', 'deleted'] as const),
 });
 const TreeEntryKindEnum = builder.enumType('WorkspaceTreeEntryKind', {
+  description: 'FILE or FOLDER.',
   values: upperValues(['file', 'folder'] as const),
 });
 
 const WorkspaceRootType = builder.objectRef<WorkspaceRoot>('WorkspaceRoot').implement({
   description: 'A folder tools may see; `writable` when they may also write there.',
   fields: (t) => ({
-    path: t.exposeString('path'),
-    writable: t.exposeBoolean('writable'),
+    path: t.exposeString('path', { description: 'The root folder, such as `output` or `inputs`.' }),
+    writable: t.exposeBoolean('writable', { description: 'Tools may write inside it (`inputs` never is).' }),
   }),
 });
 
 const WorkspaceFileType = builder.objectRef<WorkspaceFileRow>('WorkspaceFile').implement({
+  description: 'A current file of a workspace.',
   fields: (t) => ({
-    path: t.exposeString('path'),
+    path: t.exposeString('path', {
+      description: 'Its path inside the workspace, such as `output/chapter-1.md`.',
+    }),
     size: t.exposeInt('size', { description: 'Bytes.' }),
-    sha256: t.exposeString('sha256'),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    sha256: t.exposeString('sha256', {
+      description: 'sha256 of its content, in hex; pass it as `expectedHash` to write safely.',
+    }),
+    updatedAt: t.expose('updatedAt', { description: 'When it last changed.', type: 'DateTime' }),
   }),
 });
 
 const ManifestEntryType = builder.objectRef<ManifestEntry>('WorkspaceManifestEntry').implement({
   description: 'A file as a checkpoint recorded it.',
   fields: (t) => ({
-    path: t.exposeString('path'),
-    size: t.exposeInt('size'),
-    sha256: t.exposeString('sha256'),
+    path: t.exposeString('path', { description: 'Its path inside the workspace.' }),
+    size: t.exposeInt('size', { description: 'Bytes.' }),
+    sha256: t.exposeString('sha256', { description: 'sha256 of its content, in hex.' }),
   }),
 });
 
 const TreeEntryType = builder.objectRef<TreeEntry>('WorkspaceTreeEntry').implement({
   description: 'A file or folder directly inside the listed folder.',
   fields: (t) => ({
-    path: t.exposeString('path'),
-    name: t.exposeString('name'),
-    kind: t.expose('kind', { type: TreeEntryKindEnum }),
+    path: t.exposeString('path', { description: 'Its full path inside the workspace.' }),
+    name: t.exposeString('name', { description: 'Its last path segment.' }),
+    kind: t.expose('kind', { description: 'File or folder.', type: TreeEntryKindEnum }),
     size: t.exposeInt('size', { description: 'Bytes of the file, or of all files inside the folder.' }),
     fileCount: t.exposeInt('fileCount', {
       description: '1 for a file; the files inside a folder, at any depth.',
@@ -80,37 +89,53 @@ const TreeEntryType = builder.objectRef<TreeEntry>('WorkspaceTreeEntry').impleme
 const FileContentType = builder
   .objectRef<ManifestEntry & { content: Buffer }>('WorkspaceFileContent')
   .implement({
+    description: 'A file with its content, now or at a checkpoint.',
     fields: (t) => ({
-      path: t.exposeString('path'),
-      size: t.exposeInt('size'),
-      sha256: t.exposeString('sha256'),
+      path: t.exposeString('path', { description: 'Its path inside the workspace.' }),
+      size: t.exposeInt('size', { description: 'Bytes.' }),
+      sha256: t.exposeString('sha256', { description: 'sha256 of its content, in hex.' }),
       text: t.string({
         nullable: true,
         description: 'The content as text; null when it is not UTF-8 (then read `base64`).',
         resolve: (file) => decodeText(file.content),
       }),
-      base64: t.string({ resolve: (file) => file.content.toString('base64') }),
+      base64: t.string({
+        description: 'The content as base64, for any file.',
+        resolve: (file) => file.content.toString('base64'),
+      }),
     }),
   });
 
 const CheckpointType = builder.objectRef<CheckpointRow>('WorkspaceCheckpoint').implement({
   description: 'An immutable snapshot of every file of a workspace: path → content hash.',
   fields: (t) => ({
-    id: t.exposeID('id'),
+    id: t.exposeID('id', { description: 'The checkpoint id.' }),
     number: t.exposeInt('number', { description: '1, 2, 3… per workspace, without gaps.' }),
-    reason: t.expose('reason', { type: CheckpointReasonEnum }),
-    label: t.exposeString('label', { nullable: true }),
+    reason: t.expose('reason', { description: 'What made it.', type: CheckpointReasonEnum }),
+    label: t.exposeString('label', {
+      description: 'A label given with create_checkpoint; null when none.',
+      nullable: true,
+    }),
     restoredFrom: t.exposeID('restoredFrom', {
       nullable: true,
       description: 'The checkpoint a RESTORE brought back.',
     }),
-    runId: t.exposeID('runId', { nullable: true }),
-    callId: t.exposeID('callId', { nullable: true }),
-    createdBy: t.exposeString('createdBy'),
-    fileCount: t.exposeInt('fileCount'),
-    totalBytes: t.exposeFloat('totalBytes'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    runId: t.exposeID('runId', {
+      description: 'The run that made it; null for imports and other changes outside runs.',
+      nullable: true,
+    }),
+    callId: t.exposeID('callId', {
+      description: 'The tool call that made it; null when no call did.',
+      nullable: true,
+    }),
+    createdBy: t.exposeString('createdBy', { description: 'The actor that made it.' }),
+    fileCount: t.exposeInt('fileCount', { description: 'Files it holds.' }),
+    totalBytes: t.exposeFloat('totalBytes', {
+      description: 'Bytes of all its files (a Float, since it may pass 2^31).',
+    }),
+    createdAt: t.expose('createdAt', { description: 'When it was made.', type: 'DateTime' }),
     files: t.field({
+      description: 'Every file it records, in path order.',
       type: [ManifestEntryType],
       resolve: (checkpoint, _args, ctx) => ctx.services.workspaces.manifest(checkpoint.id),
     }),
@@ -118,11 +143,18 @@ const CheckpointType = builder.objectRef<CheckpointRow>('WorkspaceCheckpoint').i
 });
 
 const FileDiffType = builder.objectRef<FileDiff>('WorkspaceFileDiff').implement({
+  description: 'One file that differs between the two ends of a diff.',
   fields: (t) => ({
-    path: t.exposeString('path'),
-    change: t.expose('change', { type: FileChangeEnum }),
-    oldSha256: t.exposeString('oldSha256', { nullable: true }),
-    newSha256: t.exposeString('newSha256', { nullable: true }),
+    path: t.exposeString('path', { description: 'Its path inside the workspace.' }),
+    change: t.expose('change', { description: 'Added, modified or deleted.', type: FileChangeEnum }),
+    oldSha256: t.exposeString('oldSha256', {
+      description: 'Its hash at `from`; null when it was added.',
+      nullable: true,
+    }),
+    newSha256: t.exposeString('newSha256', {
+      description: 'Its hash at `to`; null when it was deleted.',
+      nullable: true,
+    }),
   }),
 });
 
@@ -136,7 +168,7 @@ const DiffType = builder.objectRef<WorkspaceDiff>('WorkspaceDiff').implement({
       description: 'Null: the empty workspace.',
     }),
     to: t.expose('to', { type: CheckpointType, nullable: true, description: 'Null: the current files.' }),
-    files: t.expose('files', { type: [FileDiffType] }),
+    files: t.expose('files', { description: 'The files that differ, in path order.', type: [FileDiffType] }),
     unified: t.exposeString('unified', { description: 'The changes as a unified diff (git diff format).' }),
   }),
 });
@@ -144,21 +176,28 @@ const DiffType = builder.objectRef<WorkspaceDiff>('WorkspaceDiff').implement({
 const WorkspaceType = builder.objectRef<WorkspaceRow>('Workspace').implement({
   description: 'Files a run works on, stored in the database, with checkpoints of every change.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    roots: t.expose('roots', { type: [WorkspaceRootType] }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    id: t.exposeID('id', { description: 'The workspace id runs name in `workspaceId`.' }),
+    roots: t.expose('roots', {
+      description: 'The root folders and whether tools may write in them.',
+      type: [WorkspaceRootType],
+    }),
+    createdAt: t.expose('createdAt', { description: 'When it was first written to.', type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { description: 'When it last changed.', type: 'DateTime' }),
     files: t.field({
       type: [WorkspaceFileType],
       description: 'Current files in path order, all or those inside the folder `prefix`.',
-      args: { prefix: t.arg.string() },
+      args: {
+        prefix: t.arg.string({
+          description: 'A folder inside the workspace; absent or empty for all files.',
+        }),
+      },
       resolve: (workspace, args, ctx) => ctx.services.workspaces.files(workspace.id, folderArg(args.prefix)),
     }),
     tree: t.field({
       type: [TreeEntryType],
       description:
         'One level of the folder tree: the files and folders directly inside `prefix` (the top when absent).',
-      args: { prefix: t.arg.string() },
+      args: { prefix: t.arg.string({ description: 'The folder to list; absent or empty for the top.' }) },
       resolve: async (workspace, args, ctx) => {
         const folder = folderArg(args.prefix);
         return treeLevel(await ctx.services.workspaces.files(workspace.id, folder), folder ?? '');
@@ -169,7 +208,10 @@ const WorkspaceType = builder.objectRef<WorkspaceRow>('Workspace').implement({
       nullable: true,
       description:
         'One file with its content, now or at a checkpoint (id or number); null when it does not exist.',
-      args: { path: t.arg.string({ required: true }), checkpoint: t.arg.id() },
+      args: {
+        path: t.arg.string({ description: 'The file path inside the workspace.', required: true }),
+        checkpoint: t.arg.id({ description: 'A checkpoint id or number; absent for the current content.' }),
+      },
       resolve: (workspace, args, ctx) =>
         ctx.services.workspaces.fileContent(
           workspace.id,
@@ -183,6 +225,7 @@ const WorkspaceType = builder.objectRef<WorkspaceRow>('Workspace').implement({
       resolve: (workspace, _args, ctx) => ctx.services.workspaces.checkpoints(workspace.id),
     }),
     checkpoint: t.field({
+      description: 'One checkpoint by id or number; null when there is none.',
       type: CheckpointType,
       nullable: true,
       args: { id: t.arg.id({ required: true, description: 'A checkpoint id, or its number.' }) },
@@ -192,7 +235,12 @@ const WorkspaceType = builder.objectRef<WorkspaceRow>('Workspace').implement({
       type: DiffType,
       description:
         'Changes from one checkpoint to another (id or number). Without `from`: from the empty workspace; without `to`: to the current files.',
-      args: { from: t.arg.id(), to: t.arg.id() },
+      args: {
+        from: t.arg.id({
+          description: 'The older checkpoint (id or number); absent for the empty workspace.',
+        }),
+        to: t.arg.id({ description: 'The newer checkpoint (id or number); absent for the current files.' }),
+      },
       resolve: (workspace, args, ctx) =>
         ctx.services.workspaces.diff(
           workspace.id,
@@ -210,7 +258,7 @@ builder.queryFields((t) => ({
     description:
       'A workspace by id (a run names it in `workspaceId`); null until something is written to it.',
     authScopes: scopes.readers,
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ description: 'The workspace id.', required: true }) },
     resolve: (_root, args, ctx) => ctx.services.workspaces.get(String(args.id)),
   }),
 }));
