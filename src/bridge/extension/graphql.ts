@@ -1,46 +1,65 @@
 import { ToolAnnotationsInput, ToolType } from '../../calls/graphql/tool.js';
-import { bridgeInvocationStatuses } from '../../db/schema.js';
 import { builder, scopes } from '../../graphql/builder.js';
 import type { ExtensionConnectionRow, InvocationRow } from './index.js';
-import { extensionAnswerSchema, registerExtensionToolsInputSchema } from './rules/extension-tool.js';
+import {
+  bridgeInvocationStatuses,
+  extensionAnswerSchema,
+  registerExtensionToolsInputSchema,
+} from './rules/extension-tool.js';
 
 /** Only extension tokens use the bridge, and each only for its own extension (the token names it). */
 const extensionOnly = { extension: true } as const;
 
 const ExtensionInvocationStatusEnum = builder.enumType('ExtensionInvocationStatus', {
+  description:
+    'PENDING until the extension answers (ANSWERED), the deadline passes (TIMED_OUT), the extension disconnects (DISCONNECTED) or the call is cancelled (CANCELLED).',
   values: bridgeInvocationStatuses,
 });
 
 const ExtensionInvocationType = builder.objectRef<InvocationRow>('ExtensionInvocation').implement({
   description: 'A call handed to an extension to execute. Answer it with answerExtensionInvocation.',
   fields: (t) => ({
-    callId: t.exposeID('callId'),
+    callId: t.exposeID('callId', { description: 'The tool call to answer.' }),
     toolName: t.exposeString('toolName', { description: 'The full name, ext.<extensionId>.<name>.' }),
     name: t.exposeString('localName', { description: 'The name the extension registered.' }),
-    arguments: t.expose('arguments', { type: 'JSON' }),
+    arguments: t.expose('arguments', {
+      description: 'The arguments, already validated against the input schema.',
+      type: 'JSON',
+    }),
     deadline: t.expose('deadline', {
       type: 'DateTime',
       description: 'An answer after this is refused (CONFLICT) and the call has timed out.',
     }),
-    status: t.expose('status', { type: ExtensionInvocationStatusEnum }),
+    status: t.expose('status', {
+      description: 'Whether it still waits for an answer.',
+      type: ExtensionInvocationStatusEnum,
+    }),
   }),
 });
 
 const ExtensionToolInput = builder.inputType('ExtensionToolInput', {
+  description: 'One tool the extension offers; it runs in the extension, never on the server.',
   fields: (t) => ({
     name: t.string({
       required: true,
       description: 'Local name without dots; the tool is registered as ext.<extensionId>.<name>.',
     }),
     title: t.string({ description: 'Defaults to displayName, then to name.' }),
-    displayName: t.string(),
-    description: t.string({ required: true }),
-    inputSchema: t.field({ type: 'JSON', required: true }),
+    displayName: t.string({ description: 'A name for approval screens.' }),
+    description: t.string({ description: 'What the tool does, as the model is told.', required: true }),
+    inputSchema: t.field({
+      description: 'JSON Schema of the arguments (compiles with Ajv, at most 64 KiB; patterns run on RE2).',
+      type: 'JSON',
+      required: true,
+    }),
     outputSchema: t.field({
       type: 'JSON',
       description: 'When set, answers must carry matching structured output.',
     }),
-    annotations: t.field({ type: ToolAnnotationsInput }),
+    annotations: t.field({
+      description: 'Side-effect hints; unset ones take the MCP defaults (destructive, open world).',
+      type: ToolAnnotationsInput,
+    }),
     approvalMessageTemplate: t.string({
       description: 'Plain text with {{argument}} placeholders, filled in for approvers. No code.',
     }),
@@ -48,8 +67,13 @@ const ExtensionToolInput = builder.inputType('ExtensionToolInput', {
 });
 
 const RegisterExtensionToolsInput = builder.inputType('RegisterExtensionToolsInput', {
+  description: 'Tools to register for the calling extension.',
   fields: (t) => ({
-    tools: t.field({ type: [ExtensionToolInput], required: true }),
+    tools: t.field({
+      description: 'The tools; one that is already registered is updated.',
+      type: [ExtensionToolInput],
+      required: true,
+    }),
     replace: t.boolean({ description: "Unregister this extension's tools that are not listed." }),
   }),
 });
@@ -61,7 +85,10 @@ const ExtensionResultInput = builder.inputType('ExtensionResultInput', {
       type: 'JSON',
       description: 'A list of { type: "text", text } and { type: "json", value } parts.',
     }),
-    structured: t.field({ type: 'JSON' }),
+    structured: t.field({
+      description: 'Structured output; must match the outputSchema when the tool has one.',
+      type: 'JSON',
+    }),
     isError: t.boolean({ description: 'A result the model reads as a failure; the call still completes.' }),
   }),
 });
@@ -70,10 +97,13 @@ const ExtensionConnectionType = builder.objectRef<ExtensionConnectionRow>('Exten
   description:
     'A live extensionInvocations subscription, in whichever server process holds it. Its lease is renewed while it lasts.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    extensionId: t.exposeString('extensionId'),
-    connectedAt: t.expose('connectedAt', { type: 'DateTime' }),
-    expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
+    id: t.exposeID('id', { description: 'The connection id.' }),
+    extensionId: t.exposeString('extensionId', { description: 'The connected extension.' }),
+    connectedAt: t.expose('connectedAt', { description: 'When the subscription started.', type: 'DateTime' }),
+    expiresAt: t.expose('expiresAt', {
+      description: 'When the lease runs out unless renewed (a process that dies stops renewing it).',
+      type: 'DateTime',
+    }),
   }),
 });
 
@@ -101,6 +131,7 @@ builder.mutationFields((t) => ({
     authScopes: extensionOnly,
     args: {
       input: t.arg({
+        description: 'The tools.',
         type: RegisterExtensionToolsInput,
         required: true,
         validate: { schema: registerExtensionToolsInputSchema },
@@ -112,7 +143,12 @@ builder.mutationFields((t) => ({
     type: [ToolType],
     description: 'Disables tools of the calling extension (by local name); their history stays.',
     authScopes: extensionOnly,
-    args: { names: t.arg.stringList({ required: true }) },
+    args: {
+      names: t.arg.stringList({
+        description: 'Local names, without the `ext.<extensionId>.` prefix.',
+        required: true,
+      }),
+    },
     resolve: (_root, args, ctx) => ctx.services.extensions.tools.unregister(args.names, ctx.principal!),
   }),
   answerExtensionInvocation: t.field({
@@ -121,8 +157,9 @@ builder.mutationFields((t) => ({
       "Answers an invocation of this extension, once. Late or repeated answers: CONFLICT; output not matching the output schema: BAD_USER_INPUT (the call keeps waiting); another extension's call: NOT_FOUND.",
     authScopes: extensionOnly,
     args: {
-      callId: t.arg.id({ required: true }),
+      callId: t.arg.id({ description: 'The invocation to answer.', required: true }),
       result: t.arg({
+        description: 'What the tool returned.',
         type: ExtensionResultInput,
         required: true,
         validate: { schema: extensionAnswerSchema },
