@@ -5,11 +5,16 @@ import { badInput, conflict, notFound } from '../../core/errors.js';
 import { type ValidationIssue, validateAgainst } from '../../core/json-schema.js';
 import { parseInput } from '../../core/parse-input.js';
 import type { Db } from '../../db/client.js';
-import { type BridgeInvocationStatus, bridgeInvocations, toolCalls, tools } from '../../db/schema.js';
+import { bridgeInvocations, toolCalls, tools } from '../../db/schema.js';
 import type { Tx } from '../../db/tx.js';
 import { appendEvents } from '../../journal/append.js';
 import type { InvocationRow } from './invocations.js';
-import { answerOf, type ExtensionAnswer, extensionAnswerSchema } from './rules/extension-tool.js';
+import {
+  answerOf,
+  type BridgeInvocationStatus,
+  type ExtensionAnswer,
+  extensionAnswerSchema,
+} from './rules/extension-tool.js';
 import { signal } from './signals.js';
 import { extensionOf } from './tools.js';
 

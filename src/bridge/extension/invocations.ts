@@ -1,7 +1,8 @@
 import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { type BridgeInvocationStatus, bridgeInvocations, extensionConnections } from '../../db/schema.js';
+import { bridgeInvocations, extensionConnections } from '../../db/schema.js';
 import type { Executor } from '../../db/tx.js';
+import type { BridgeInvocationStatus } from './rules/extension-tool.js';
 import { signal } from './signals.js';
 
 export type ExtensionConnectionRow = typeof extensionConnections.$inferSelect;

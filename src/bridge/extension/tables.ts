@@ -1,22 +1,13 @@
 import { index, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, tstz } from '../../db/columns.js';
 import { jsonb } from '../../db/jsonb.js';
-import type { ExtensionAnswer } from './rules/extension-tool.js';
+import { bridgeInvocationStatuses, type ExtensionAnswer } from './rules/extension-tool.js';
 
 /**
  * Issue 6, extension tool bridge. Both tables live in Postgres because the process that dispatches
  * a call, the process the extension is connected to and the process that receives its answer may
  * all differ; no process keeps anything here only in memory.
  */
-
-export const bridgeInvocationStatuses = [
-  'PENDING',
-  'ANSWERED',
-  'TIMED_OUT',
-  'DISCONNECTED',
-  'CANCELLED',
-] as const;
-export type BridgeInvocationStatus = (typeof bridgeInvocationStatuses)[number];
 
 /** One call handed to an extension. Exactly one of answer / timeout / disconnect / cancel moves it off PENDING. */
 export const bridgeInvocations = pgTable(

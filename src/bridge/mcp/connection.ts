@@ -13,11 +13,8 @@ import type { Logger } from '../../core/logger.js';
 import { cutAt } from '../../core/unicode.js';
 import type { Db } from '../../db/client.js';
 import { type SyncChanges, syncServerTools } from './registry-sync.js';
-import type { McpServerConfig } from './rules/mcp-server.js';
+import type { ConnectionState, McpServerConfig } from './rules/mcp-server.js';
 import { mapRemoteTool } from './tool-mapping.js';
-
-export const connectionStates = ['CONNECTING', 'CONNECTED', 'DISCONNECTED', 'DISABLED', 'FAILED'] as const;
-export type ConnectionState = (typeof connectionStates)[number];
 
 /** How this process's connection to one server stands. Each process keeps its own connections. */
 export interface McpServerStatus {

@@ -1,6 +1,7 @@
 import { boolean, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { createdAt, updatedAt } from '../../db/columns.js';
 import { jsonb } from '../../db/jsonb.js';
+import { mcpTransports } from './rules/mcp-server.js';
 
 /**
  * Issue 6: MCP servers are configured by an admin only (GraphQL or CLI): a stdio command is run
@@ -10,7 +11,7 @@ import { jsonb } from '../../db/jsonb.js';
 export const mcpServers = pgTable('mcp_servers', {
   /** Identifier-safe: it becomes the middle part of every tool name, `mcp.<name>.<tool>`. */
   name: text('name').primaryKey(),
-  transport: text('transport', { enum: ['STDIO', 'STREAMABLE_HTTP'] }).notNull(),
+  transport: text('transport', { enum: mcpTransports }).notNull(),
   command: text('command'),
   args: jsonb('args').$type<string[]>().notNull().default([]),
   env: jsonb('env').$type<Record<string, string>>().notNull().default({}),

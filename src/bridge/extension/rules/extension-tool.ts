@@ -4,6 +4,15 @@ import type { ContentPart } from '../../../core/tool-result.js';
 import { toolAnnotationsSchema } from '../../../core/tool-spec.js';
 import { MAX_TEMPLATE_CHARS } from './approval-message.js';
 
+export const bridgeInvocationStatuses = [
+  'PENDING',
+  'ANSWERED',
+  'TIMED_OUT',
+  'DISCONNECTED',
+  'CANCELLED',
+] as const;
+export type BridgeInvocationStatus = (typeof bridgeInvocationStatuses)[number];
+
 /**
  * Extension tools are namespaced `ext.<extensionId>.<name>`. Extension ids have no dots (token
  * rules) and local names may not have any either, so two extensions can never produce the same
