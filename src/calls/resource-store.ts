@@ -4,7 +4,7 @@ import { resourceLinks, resources } from '../db/schema.js';
 import type { Executor } from '../db/tx.js';
 import type { StoredResource } from './tool-contract.js';
 
-export const resourceUri = (sha256: string) => `resource://sha256/${sha256}`;
+const resourceUri = (sha256: string) => `resource://sha256/${sha256}`;
 
 /** Stores content once per sha256 and links it to a run; storing the same bytes again only adds the link. */
 export async function storeResource(

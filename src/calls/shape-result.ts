@@ -6,7 +6,7 @@ import type { ToolSpec } from '../core/tool-spec.js';
 import type { StoredResource, ToolOutput } from './tool-contract.js';
 
 /** Parts larger than this are stored as resources; the result keeps a preview and the reference. */
-export const INLINE_LIMIT_BYTES = 16 * 1024;
+const INLINE_LIMIT_BYTES = 16 * 1024;
 const PREVIEW_CHARS = 2000;
 
 type Store = (content: Buffer, mimeType: string) => Promise<StoredResource>;

@@ -32,7 +32,7 @@ export type ToolCallRow = typeof toolCalls.$inferSelect;
 export const MAX_ARGUMENT_BYTES = 256 * 1024;
 export const MAX_PROVIDER_CALL_ID_LENGTH = 256;
 /** A model's call id with the turn suffix it may get when reused (`call_0#t12.2`). */
-export const MAX_PROVIDER_CALL_KEY_LENGTH = MAX_PROVIDER_CALL_ID_LENGTH + 32;
+const MAX_PROVIDER_CALL_KEY_LENGTH = MAX_PROVIDER_CALL_ID_LENGTH + 32;
 
 export const requestToolCallInputSchema = z
   .object({

@@ -4,7 +4,7 @@ import { type ToolBudget, toolBudgetSchema, toolSources } from './tool-spec.js';
 export const policyLayers = ['PLATFORM', 'USER', 'PROFILE', 'PLAN_NODE', 'SOURCE'] as const;
 export const policyEffects = ['ALLOW', 'DENY', 'ASK'] as const;
 export type PolicyLayer = (typeof policyLayers)[number];
-export type PolicyEffect = (typeof policyEffects)[number];
+type PolicyEffect = (typeof policyEffects)[number];
 
 export interface PolicyRule {
   id: string;
@@ -19,7 +19,7 @@ export interface PolicyRule {
 }
 
 /** Tool names plus the glob characters `*` and `?`; nothing else can appear in a pattern. */
-export const TOOL_PATTERN = /^[A-Za-z0-9_.\-*?]{1,128}$/;
+const TOOL_PATTERN = /^[A-Za-z0-9_.\-*?]{1,128}$/;
 
 export const policyRuleInputSchema = z
   .object({

@@ -25,9 +25,6 @@ const outputSchemaField = jsonObject.superRefine((schema, ctx) => {
   if (!check.ok) ctx.addIssue({ code: 'custom', message: check.message });
 });
 
-/** Sources a client may register; BUILT_IN tools are defined by the server's own code. */
-export const registrableSources = toolSources.filter((s) => s !== 'BUILT_IN');
-
 export const registerToolInputSchema = z.object({
   name: toolNameSchema,
   title: z.string().trim().min(1).max(200),

@@ -9,9 +9,9 @@ export const toolVisibilities = ['MODEL', 'USER_ONLY'] as const;
 export const toolCosts = ['LOW', 'MEDIUM', 'HIGH'] as const;
 
 export type ToolSource = (typeof toolSources)[number];
-export type ToolPermission = (typeof toolPermissions)[number];
-export type ToolVisibility = (typeof toolVisibilities)[number];
-export type ToolCost = (typeof toolCosts)[number];
+type ToolPermission = (typeof toolPermissions)[number];
+type ToolVisibility = (typeof toolVisibilities)[number];
+type ToolCost = (typeof toolCosts)[number];
 
 export const toolNameSchema = z
   .string()

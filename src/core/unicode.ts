@@ -3,7 +3,7 @@ export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\u
 const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
 
 /** Each lone surrogate replaced by U+FFFD, as a UTF-8 encoder would. */
-export const wellFormed = (text: string) => text.replace(LONE_SURROGATES, '\uFFFD');
+const wellFormed = (text: string) => text.replace(LONE_SURROGATES, '\uFFFD');
 
 /** Text Postgres can store (as text or inside jsonb): no lone surrogates and no NUL. */
 export const storableText = (text: string) => wellFormed(text).replaceAll('\u0000', '\uFFFD');

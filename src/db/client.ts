@@ -8,9 +8,9 @@ import postgres from 'postgres';
 import * as schema from './schema.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
-export type DbDriver = 'pglite' | 'postgres';
+type DbDriver = 'pglite' | 'postgres';
 
-export interface Listener {
+interface Listener {
   /** Called after the LISTEN is (re-)established; events sent while it was down are lost, so re-read here. */
   onListen?: () => void;
   onNotify: (payload: string) => void;

@@ -6,7 +6,7 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import type { Database } from './client.js';
 
-export const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url));
+const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url));
 
 /** Any constant works; it only has to be the same in every process that migrates this database. */
 const MIGRATION_LOCK_KEY = 7_311_042_901;

@@ -79,14 +79,14 @@ async function takenCallKeys(tx: Tx, runId: string, ids: readonly string[]): Pro
 }
 
 /** A model response as submitted: a body, or the stream's events / chunks already JSON-decoded. */
-export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 export interface SubmittedTurn {
   turn: ModelTurnRow;
   calls: ToolCallRow[];
 }
 
-export function assistantTurnOf(row: ModelTurnRow): AssistantTurn {
+function assistantTurnOf(row: ModelTurnRow): AssistantTurn {
   return {
     provider: row.provider as ProviderKind,
     native: JSON.parse(row.native) as unknown[],
@@ -100,7 +100,7 @@ export function assistantTurnOf(row: ModelTurnRow): AssistantTurn {
  * turn's index, the repeat is a new call instead of a replay of the old one; resubmitting the same
  * response still finds the same turn, so the same ids.
  */
-export function scopeSyntheticIds(parsed: ParsedResponse, turnIndex: number): ParsedResponse {
+function scopeSyntheticIds(parsed: ParsedResponse, turnIndex: number): ParsedResponse {
   const scope = (call: ToolCallRequest): ToolCallRequest =>
     call.providerMetadata?.syntheticId === true ? { ...call, id: `${call.id}_t${turnIndex}` } : call;
   return {

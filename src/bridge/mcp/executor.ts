@@ -14,7 +14,7 @@ import { outputOf } from './result-mapping.js';
 const SDK_TIMEOUT_GRACE_MS = 1_000;
 
 /** `mcp.<server>.<tool>`: server names have no dots, so the second segment is always the server. */
-export function serverOf(toolName: string): string | null {
+function serverOf(toolName: string): string | null {
   const match = /^mcp\.([^.]+)\.(.+)$/.exec(toolName);
   return match ? match[1]! : null;
 }

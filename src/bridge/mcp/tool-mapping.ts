@@ -9,7 +9,7 @@ import {
 } from '../../core/tool-spec.js';
 import type { McpToolHints } from './tables.js';
 
-export const mcpToolName = (server: string, remote: string) => `mcp.${server}.${remote}`;
+const mcpToolName = (server: string, remote: string) => `mcp.${server}.${remote}`;
 
 export type MappedTool =
   | { ok: true; remoteName: string; spec: ToolSpec; hints: McpToolHints }

@@ -2,7 +2,7 @@ import { roles } from '../../core/auth.js';
 import { builder, scopes } from '../../graphql/builder.js';
 import { type ApiTokenRow, createTokenInputSchema } from './service.js';
 
-export const RoleEnum = builder.enumType('Role', {
+const RoleEnum = builder.enumType('Role', {
   description:
     'What a token may do: ADMIN everything; APPROVER read and decide approvals; AGENT create runs and request calls; EXTENSION its own tools only; VIEWER read.',
   values: roles,

@@ -40,7 +40,7 @@ export type CreateTokenInput = z.input<typeof createTokenInputSchema>;
 
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
 
-export const hashSecret = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
+const hashSecret = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
 const newSecret = () => `ats_${randomBytes(32).toString('base64url')}`;
 
 function principalOf(row: ApiTokenRow): Principal {

@@ -15,10 +15,10 @@ import type {
 
 type PresetComponent = ContextPreset['components'][number];
 
-export const DEFAULT_PRIORITY = 50;
-export const DEFAULT_CHAT_MESSAGES = 50;
+const DEFAULT_PRIORITY = 50;
+const DEFAULT_CHAT_MESSAGES = 50;
 
-export function budgetExceeded(
+function budgetExceeded(
   what: string,
   details: { kind: PromptComponentKind | 'TOTAL'; tokens: number; budget: number },
 ): DomainError {

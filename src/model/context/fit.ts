@@ -1,7 +1,7 @@
 import { countTokens, lastTokens, truncateToTokens } from '../../core/tokens.js';
 
 export const truncatedMarker = (tokens: number) => `[… truncated ${tokens} tokens]`;
-export const omittedMarker = (tokens: number) => `[… ${tokens} tokens omitted …]`;
+const omittedMarker = (tokens: number) => `[… ${tokens} tokens omitted …]`;
 
 /**
  * A token cut can split a multi-byte character; the decoder turns the halves into U+FFFD. Trimmed

@@ -10,11 +10,11 @@ export const presetComponentKinds = [
   'TOOL_RESULTS',
 ] as const;
 
-export const MAX_TOKEN_BUDGET = 2_000_000;
+const MAX_TOKEN_BUDGET = 2_000_000;
 
 const budget = z.number().int().min(1).max(MAX_TOKEN_BUDGET);
 
-export const presetComponentSchema = z
+const presetComponentSchema = z
   .object({
     kind: z.enum(presetComponentKinds),
     tokenBudget: budget,
@@ -62,7 +62,6 @@ export const contextPresetSchema = z
     });
   });
 
-export type ContextPresetInput = z.input<typeof contextPresetSchema>;
 export type ContextPreset = z.output<typeof contextPresetSchema>;
 
 /** Named presets every deployment has. */

@@ -4,7 +4,7 @@ import { keepHead, truncatedMarker } from './fit.js';
 import type { OverflowRule, ToolCallSource, ToolResultEntry, ToolResultForm } from './types.js';
 
 /** Tokens of tool output kept by the SUMMARY form. */
-export const SUMMARY_TOKENS = 60;
+const SUMMARY_TOKENS = 60;
 
 /**
  * The summary form: short outputs as they are; longer ones cut to their first tokens with a note of

@@ -8,7 +8,7 @@ import {
 } from './schema-narrowing/index.js';
 import type { ToolNarrowingReport } from './types.js';
 
-export interface PreparedTool {
+interface PreparedTool {
   spec: ToolSpec;
   nativeName: string;
   description: string;

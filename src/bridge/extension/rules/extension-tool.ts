@@ -18,8 +18,8 @@ export type BridgeInvocationStatus = (typeof bridgeInvocationStatuses)[number];
  * rules) and local names may not have any either, so two extensions can never produce the same
  * full name and no extension tool can take a built-in's (`workspace.*`, `chat.*`, …) or MCP's name.
  */
-export const EXTENSION_PREFIX = 'ext.';
-export const LOCAL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+const EXTENSION_PREFIX = 'ext.';
+const LOCAL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 export const extensionToolName = (extensionId: string, localName: string) =>
   `${EXTENSION_PREFIX}${extensionId}.${localName}`;
@@ -45,7 +45,7 @@ export const localNameSchema = z
     'must be 1-64 characters of A-Z a-z 0-9 _ - (no dots: the server names it ext.<extensionId>.<name>)',
   );
 
-export const extensionToolInputSchema = z.object({
+const extensionToolInputSchema = z.object({
   name: localNameSchema,
   title: z.string().trim().min(1).max(200).nullish(),
   /** The legacy ToolManager's display name: what people see for the tool. */
@@ -84,7 +84,7 @@ const answerPartSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('json'), value: z.unknown() }),
 ]);
 
-export const MAX_ANSWER_BYTES = 1024 * 1024;
+const MAX_ANSWER_BYTES = 1024 * 1024;
 
 export const extensionAnswerSchema = z
   .object({

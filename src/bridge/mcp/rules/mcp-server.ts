@@ -6,7 +6,7 @@ import { LONE_SURROGATE } from '../../../core/unicode.js';
  * (`mcp.<name>.<tool>`), so it is a plain identifier with no dots: the owner of a tool is always
  * the second segment of its name.
  */
-export const MCP_SERVER_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
+const MCP_SERVER_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 
 export const mcpTransports = ['STDIO', 'STREAMABLE_HTTP'] as const;
 export type McpTransport = (typeof mcpTransports)[number];
@@ -14,7 +14,7 @@ export type McpTransport = (typeof mcpTransports)[number];
 export const connectionStates = ['CONNECTING', 'CONNECTED', 'DISCONNECTED', 'DISABLED', 'FAILED'] as const;
 export type ConnectionState = (typeof connectionStates)[number];
 
-export const mcpServerNameSchema = z
+const mcpServerNameSchema = z
   .string()
   .regex(MCP_SERVER_NAME_PATTERN, 'must be 1-32 characters of a-z 0-9 _ -, starting with a letter');
 
