@@ -50,7 +50,7 @@ builder.queryFields((t) => ({
   journal: t.connection({
     type: JournalEventType,
     description:
-      'Events in order, paged by position with `first` (100 by default, at most 1000) and `after`; `last` and `before` are not supported. Agents must name one of their runs; extensions may not read it.',
+      'Events in order, paged by position with `first` (100 by default, at most 1000) and `after`; `last` and `before` are not supported. Agents must name one of their runs. Every role but EXTENSION.',
     authScopes: scopes.readers,
     args: journalArgs(t),
     resolve: async (_root, args, ctx) => {
@@ -76,13 +76,15 @@ builder.queryFields((t) => ({
   }),
 }));
 
-builder.subscriptionType({});
+builder.subscriptionType({
+  description: 'Live streams, over graphql-ws or SSE. Each field states which roles may use it.',
+});
 
 builder.subscriptionFields((t) => ({
   journalEvents: t.field({
     type: JournalEventType,
     description:
-      'Replays the events after afterSeq ("0" for all), then streams new ones live, with no gap and no duplicate. Without afterSeq: only new events.',
+      'Replays the events after afterSeq ("0" for all), then streams new ones live, with no gap and no duplicate. Without afterSeq: only new events. Every role but EXTENSION.',
     authScopes: scopes.readers,
     args: journalArgs(t as never),
     subscribe: async (_root, args, ctx) => {

@@ -119,7 +119,8 @@ const SubmittedTurnType = builder.objectRef<SubmittedTurn>('SubmittedModelRespon
 builder.queryFields((t) => ({
   providerTools: t.field({
     type: ProviderToolsType,
-    description: "The run's visible tools in the provider's format, with what was changed to fit it.",
+    description:
+      "The run's visible tools in the provider's format, with what was changed to fit it. Every role but EXTENSION.",
     authScopes: scopes.readers,
     args: {
       runId: t.arg.id({ description: "The run (an agent's own).", required: true }),
@@ -141,7 +142,7 @@ builder.queryFields((t) => ({
   toolResultMessages: t.field({
     type: 'JSON',
     description:
-      'The native tool-result messages for the model turns these calls belong to (every call of such a turn is answered). Calls still pending: CONFLICT.',
+      'The native tool-result messages for the model turns these calls belong to (every call of such a turn is answered). Calls still pending: CONFLICT. Every role but EXTENSION.',
     authScopes: scopes.readers,
     args: {
       runId: t.arg.id({ description: "The run (an agent's own).", required: true }),
@@ -173,7 +174,7 @@ builder.mutationFields((t) => ({
   submitModelResponse: t.field({
     type: SubmittedTurnType,
     description:
-      'Parses a provider response, stores its assistant turn and requests every call through the normal lifecycle. The same response again returns the same turn and calls.',
+      'Parses a provider response, stores its assistant turn and requests every call through the normal lifecycle. The same response again returns the same turn and calls. ADMIN and AGENT.',
     authScopes: scopes.agents,
     args: {
       runId: t.arg.id({

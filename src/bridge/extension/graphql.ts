@@ -110,14 +110,15 @@ const ExtensionConnectionType = builder.objectRef<ExtensionConnectionRow>('Exten
 builder.queryFields((t) => ({
   extensionConnections: t.field({
     type: [ExtensionConnectionType],
-    description: 'Which extensions are connected now, across all server processes.',
+    description:
+      'Which extensions are connected now, across all server processes. ADMIN, APPROVER and VIEWER.',
     authScopes: scopes.people,
     resolve: (_root, _args, ctx) => ctx.services.extensions.store.liveConnections(),
   }),
   extensionTools: t.field({
     type: [ToolType],
     description:
-      "The calling extension's own tools, unregistered ones included. Other tools stay out of sight.",
+      "The calling extension's own tools, unregistered ones included. Other tools stay out of sight. EXTENSION tokens only.",
     authScopes: extensionOnly,
     resolve: (_root, _args, ctx) => ctx.services.extensions.tools.list(ctx.principal!),
   }),
@@ -127,7 +128,7 @@ builder.mutationFields((t) => ({
   registerExtensionTools: t.field({
     type: [ToolType],
     description:
-      'Registers or updates tools of the calling extension (source EXTENSION). They stay invisible until a policy allows them, and need approval by default.',
+      'Registers or updates tools of the calling extension (source EXTENSION). They stay invisible until a policy allows them, and need approval by default. EXTENSION tokens only.',
     authScopes: extensionOnly,
     args: {
       input: t.arg({
@@ -141,7 +142,8 @@ builder.mutationFields((t) => ({
   }),
   unregisterExtensionTools: t.field({
     type: [ToolType],
-    description: 'Disables tools of the calling extension (by local name); their history stays.',
+    description:
+      'Disables tools of the calling extension (by local name); their history stays. EXTENSION tokens only.',
     authScopes: extensionOnly,
     args: {
       names: t.arg.stringList({
@@ -154,7 +156,7 @@ builder.mutationFields((t) => ({
   answerExtensionInvocation: t.field({
     type: ExtensionInvocationType,
     description:
-      "Answers an invocation of this extension, once. Late or repeated answers: CONFLICT; output not matching the output schema: BAD_USER_INPUT (the call keeps waiting); another extension's call: NOT_FOUND.",
+      "Answers an invocation of this extension, once. Late or repeated answers: CONFLICT; output not matching the output schema: BAD_USER_INPUT (the call keeps waiting); another extension's call: NOT_FOUND. EXTENSION tokens only.",
     authScopes: extensionOnly,
     args: {
       callId: t.arg.id({ description: 'The invocation to answer.', required: true }),
@@ -174,7 +176,7 @@ builder.subscriptionFields((t) => ({
   extensionInvocations: t.field({
     type: ExtensionInvocationType,
     description:
-      'The calls addressed to this extension: first those already pending, then each new one. While it is open the extension counts as connected.',
+      'The calls addressed to this extension: first those already pending, then each new one. While it is open the extension counts as connected. EXTENSION tokens only.',
     authScopes: extensionOnly,
     subscribe: (_root, _args, ctx) => ctx.services.extensions.invocations(ctx.principal!),
     resolve: (row: InvocationRow) => row,

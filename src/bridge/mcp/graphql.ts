@@ -236,7 +236,8 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   addMcpServer: t.field({
     type: McpServerType,
-    description: 'Configures an MCP server; every server process connects to it and registers its tools.',
+    description:
+      'Configures an MCP server; every server process connects to it and registers its tools. ADMIN only.',
     authScopes: scopes.admin,
     args: {
       input: t.arg({
@@ -268,7 +269,7 @@ builder.mutationFields((t) => ({
   setMcpServerEnabled: t.field({
     type: McpServerType,
     description:
-      "Disabling closes the connections and disables the server's tools; enabling brings them back.",
+      "Disabling closes the connections and disables the server's tools; enabling brings them back. ADMIN only.",
     authScopes: scopes.admin,
     args: {
       name: t.arg.string({ description: 'The server name.', required: true }),
@@ -278,7 +279,8 @@ builder.mutationFields((t) => ({
       ctx.services.mcpServers.setEnabled(args.name, args.enabled, actorOf(ctx.principal)),
   }),
   removeMcpServer: t.boolean({
-    description: 'Removes the configuration. Its tools stay in the registry, disabled, with their history.',
+    description:
+      'Removes the configuration. Its tools stay in the registry, disabled, with their history. ADMIN only.',
     authScopes: scopes.admin,
     args: { name: t.arg.string({ description: 'The server name.', required: true }) },
     resolve: (_root, args, ctx) => ctx.services.mcpServers.remove(args.name, actorOf(ctx.principal)),
@@ -286,7 +288,7 @@ builder.mutationFields((t) => ({
   refreshMcpServer: t.field({
     type: McpRefreshType,
     description:
-      "Lists the server's tools again now in this process, reconnecting at once (without the back-off) if it is not connected.",
+      "Lists the server's tools again now in this process, reconnecting at once (without the back-off) if it is not connected. ADMIN only.",
     authScopes: scopes.admin,
     args: { name: t.arg.string({ description: 'The server name.', required: true }) },
     resolve: async (_root, args, ctx) => {

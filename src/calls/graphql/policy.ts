@@ -131,7 +131,7 @@ builder.queryFields((t) => ({
   }),
   effectiveTools: t.field({
     type: [EffectiveToolType],
-    description: 'Which tools a model would see and call in this context, and why.',
+    description: 'Which tools a model would see and call in this context, and why. Every role but EXTENSION.',
     authScopes: scopes.readers,
     args: {
       context: t.arg({

@@ -34,7 +34,8 @@ builder.queryFields((t) => ({
   resource: t.field({
     type: ResourceType,
     nullable: true,
-    description: 'Agents may read resources of their own runs; people may read any.',
+    description:
+      'Agents may read resources of their own runs; people may read any. Every role but EXTENSION.',
     authScopes: scopes.readers,
     args: {
       uri: t.arg.string({

@@ -48,7 +48,7 @@ builder.queryFields((t) => ({
   }),
   runs: t.connection({
     type: RunType,
-    description: 'Newest first. Agents see the runs their token created.',
+    description: 'Newest first. Agents see the runs their token created. Every role but EXTENSION.',
     authScopes: scopes.readers,
     args: { status: t.arg({ description: 'Only runs in this status.', type: RunStatusEnum }) },
     resolve: (_root, args, ctx) =>
@@ -83,14 +83,14 @@ builder.mutationFields((t) => ({
   }),
   cancelRun: t.field({
     type: RunType,
-    description: 'Stops a run; its pending and running calls are cancelled.',
+    description: 'Stops a run; its pending and running calls are cancelled. ADMIN, AGENT and APPROVER.',
     authScopes: { ...scopes.agents, approver: true },
     args: { id: t.arg.id({ description: 'The run to cancel.', required: true }) },
     resolve: (_root, args, ctx) => ctx.services.runs.cancel(String(args.id), ctx.principal!),
   }),
   completeRun: t.field({
     type: RunType,
-    description: 'Ends a run successfully; calls still pending are cancelled.',
+    description: 'Ends a run successfully; calls still pending are cancelled. ADMIN and AGENT.',
     authScopes: scopes.agents,
     args: { id: t.arg.id({ description: 'The run to complete.', required: true }) },
     resolve: (_root, args, ctx) => ctx.services.runs.complete(String(args.id), ctx.principal!),

@@ -235,7 +235,7 @@ builder.queryFields((t) => ({
   }),
   pendingApprovals: t.connection({
     type: ToolCallType,
-    description: 'Calls awaiting a decision, oldest first.',
+    description: 'Calls awaiting a decision, oldest first. ADMIN, APPROVER and VIEWER.',
     authScopes: scopes.people,
     resolve: (_root, args, ctx) => callConnection(ctx, args, { status: 'AWAITING_APPROVAL' }),
   }),
@@ -245,7 +245,7 @@ builder.mutationFields((t) => ({
   requestToolCall: t.field({
     type: ToolCallType,
     description:
-      'Requests a call. Calls that need no approval run before this returns; others wait in the approval queue.',
+      'Requests a call. Calls that need no approval run before this returns; others wait in the approval queue. ADMIN and AGENT.',
     authScopes: scopes.agents,
     args: {
       input: t.arg({
@@ -260,7 +260,7 @@ builder.mutationFields((t) => ({
   approveToolCall: t.field({
     type: ToolCallType,
     description:
-      'Exactly one decision counts; a second gets CONFLICT. Pass argumentsHash to bind it to what you saw.',
+      'Exactly one decision counts; a second gets CONFLICT. Pass argumentsHash to bind it to what you saw. ADMIN and APPROVER.',
     authScopes: scopes.deciders,
     args: {
       id: t.arg.id({ description: 'The call awaiting approval.', required: true }),
@@ -293,7 +293,7 @@ builder.subscriptionFields((t) => ({
   approvalQueue: t.field({
     type: ToolCallType,
     description:
-      'The calls awaiting approval now, then every call that enters or leaves the queue, as it is then.',
+      'The calls awaiting approval now, then every call that enters or leaves the queue, as it is then. ADMIN, APPROVER and VIEWER.',
     authScopes: scopes.people,
     subscribe: (_root, _args, ctx) => ctx.services.journal.approvalQueue(),
     resolve: (call: ToolCallRow) => call,

@@ -237,7 +237,8 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   registerTool: t.field({
     type: ToolType,
-    description: 'Registers a tool or replaces a registered one. BUILT_IN tools cannot be replaced.',
+    description:
+      'Registers a tool or replaces a registered one. BUILT_IN tools cannot be replaced. ADMIN only.',
     authScopes: scopes.admin,
     args: {
       input: t.arg({
@@ -252,7 +253,7 @@ builder.mutationFields((t) => ({
   updateTool: t.field({
     type: ToolType,
     description:
-      'Changes some fields of a tool. On BUILT_IN tools only visibility, permission, budget and enabled.',
+      'Changes some fields of a tool. On BUILT_IN tools only visibility, permission, budget and enabled. ADMIN only.',
     authScopes: scopes.admin,
     args: {
       name: t.arg.string({ description: 'The tool to change.', required: true }),
@@ -277,7 +278,8 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => ctx.services.registry.setEnabled(args.name, args.enabled),
   }),
   removeTool: t.boolean({
-    description: 'Removes a registered tool. BUILT_IN tools cannot be removed; disable them instead.',
+    description:
+      'Removes a registered tool. BUILT_IN tools cannot be removed; disable them instead. ADMIN only.',
     authScopes: scopes.admin,
     args: { name: t.arg.string({ description: 'The tool to remove.', required: true }) },
     resolve: (_root, args, ctx) => ctx.services.registry.remove(args.name),

@@ -67,7 +67,7 @@ builder.queryFields((t) => ({
   }),
   me: t.field({
     type: ApiTokenType,
-    description: 'The token this request authenticated with.',
+    description: 'The token this request authenticated with. Any role.',
     authScopes: scopes.anyRole,
     resolve: async (_root, _args, ctx) => (await ctx.services.tokens.get(ctx.principal!.tokenId))!,
   }),

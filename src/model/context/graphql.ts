@@ -241,14 +241,14 @@ const ModelRequestType = builder.objectRef<ModelRequestResult>('ModelRequest').i
 builder.queryFields((t) => ({
   contextPresets: t.field({
     type: [ContextPresetType],
-    description: 'The built-in presets, usable by name.',
+    description: 'The built-in presets, usable by name. Every role but EXTENSION.',
     authScopes: scopes.readers,
     resolve: () => Object.values(builtInPresets),
   }),
   contextFrame: t.field({
     type: ContextFrameType,
     description:
-      "The run's prompt components under a preset (inline, or a built-in by name; default `default`). A dropped component is journaled once per run and state (not for a VIEWER, whose frames are previews).",
+      "The run's prompt components under a preset (inline, or a built-in by name; default `default`). A dropped component is journaled once per run and state (not for a VIEWER, whose frames are previews). Every role but EXTENSION.",
     authScopes: scopes.readers,
     args: {
       runId: t.arg.id({ description: "The run (an agent's own).", required: true }),
@@ -271,7 +271,7 @@ builder.queryFields((t) => ({
   modelRequest: t.field({
     type: ModelRequestType,
     description:
-      "The provider's next request: the frame, the tool declarations and the stored turns with their answers. Calls still pending: CONFLICT.",
+      "The provider's next request: the frame, the tool declarations and the stored turns with their answers. Calls still pending: CONFLICT. Every role but EXTENSION.",
     authScopes: scopes.readers,
     args: {
       runId: t.arg.id({ description: "The run (an agent's own).", required: true }),
