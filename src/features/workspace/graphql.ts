@@ -1,13 +1,18 @@
 import { badInput } from '../../core/errors.js';
 import { checkpointReasons } from '../../db/schema.js';
 import { builder, scopes } from '../../graphql/builder.js';
-import { upperValues } from '../../graphql/enums.js';
 import { decodeText } from './rules/content.js';
-import { type FileDiff, fileChangeKinds } from './rules/diff.js';
+import type { FileDiff } from './rules/diff.js';
 import { checkWorkspacePath } from './rules/paths.js';
 import type { WorkspaceRoot } from './rules/roots.js';
-import { type TreeEntry, treeEntryKinds, treeLevel } from './rules/tree.js';
-import type { CheckpointRow, ManifestEntry, WorkspaceDiff, WorkspaceFileRow, WorkspaceRow } from './types.js';
+import { type TreeEntry, treeLevel } from './rules/tree.js';
+import type {
+  CheckpointRow,
+  ManifestEntry,
+  WorkspaceDiff,
+  WorkspaceFileRow,
+  WorkspaceRow,
+} from './service.js';
 
 /** A folder argument: '' or absent is the whole workspace; anything else must pass the path rules. */
 function folderArg(raw: string | null | undefined): string | null {
@@ -18,6 +23,11 @@ function folderArg(raw: string | null | undefined): string | null {
   return checked.path;
 }
 
+const upperValues = <T extends string>(values: readonly T[]) =>
+  Object.fromEntries(values.map((value) => [value.toUpperCase(), { value }])) as {
+    [K in Uppercase<T>]: { value: Lowercase<K> & T };
+  };
+
 const CheckpointReasonEnum = builder.enumType('WorkspaceCheckpointReason', {
   description:
     'What made a checkpoint: a file WRITE or PATCH, a RESTORE, an IMPORT, a MANUAL create_checkpoint, or FINISH.',
@@ -25,11 +35,11 @@ const CheckpointReasonEnum = builder.enumType('WorkspaceCheckpointReason', {
 });
 const FileChangeEnum = builder.enumType('WorkspaceFileChange', {
   description: 'How a file differs between the two ends of a diff.',
-  values: upperValues(fileChangeKinds),
+  values: upperValues(['added', 'modified', 'deleted'] as const),
 });
 const TreeEntryKindEnum = builder.enumType('WorkspaceTreeEntryKind', {
   description: 'FILE or FOLDER.',
-  values: upperValues(treeEntryKinds),
+  values: upperValues(['file', 'folder'] as const),
 });
 
 const WorkspaceRootType = builder.objectRef<WorkspaceRoot>('WorkspaceRoot').implement({
@@ -127,7 +137,7 @@ const CheckpointType = builder.objectRef<CheckpointRow>('WorkspaceCheckpoint').i
     files: t.field({
       description: 'Every file it records, in path order.',
       type: [ManifestEntryType],
-      resolve: (checkpoint, _args, ctx) => ctx.services.workspaces.store.manifest(checkpoint.id),
+      resolve: (checkpoint, _args, ctx) => ctx.services.workspaces.manifest(checkpoint.id),
     }),
   }),
 });
@@ -181,8 +191,7 @@ const WorkspaceType = builder.objectRef<WorkspaceRow>('Workspace').implement({
           description: 'A folder inside the workspace; absent or empty for all files.',
         }),
       },
-      resolve: (workspace, args, ctx) =>
-        ctx.services.workspaces.store.files(workspace.id, folderArg(args.prefix)),
+      resolve: (workspace, args, ctx) => ctx.services.workspaces.files(workspace.id, folderArg(args.prefix)),
     }),
     tree: t.field({
       type: [TreeEntryType],
@@ -191,7 +200,7 @@ const WorkspaceType = builder.objectRef<WorkspaceRow>('Workspace').implement({
       args: { prefix: t.arg.string({ description: 'The folder to list; absent or empty for the top.' }) },
       resolve: async (workspace, args, ctx) => {
         const folder = folderArg(args.prefix);
-        return treeLevel(await ctx.services.workspaces.store.files(workspace.id, folder), folder ?? '');
+        return treeLevel(await ctx.services.workspaces.files(workspace.id, folder), folder ?? '');
       },
     }),
     file: t.field({
@@ -204,7 +213,7 @@ const WorkspaceType = builder.objectRef<WorkspaceRow>('Workspace').implement({
         checkpoint: t.arg.id({ description: 'A checkpoint id or number; absent for the current content.' }),
       },
       resolve: (workspace, args, ctx) =>
-        ctx.services.workspaces.store.fileContent(
+        ctx.services.workspaces.fileContent(
           workspace.id,
           args.path,
           args.checkpoint ? String(args.checkpoint) : null,
@@ -213,15 +222,14 @@ const WorkspaceType = builder.objectRef<WorkspaceRow>('Workspace').implement({
     checkpoints: t.field({
       type: [CheckpointType],
       description: 'Every checkpoint, oldest first.',
-      resolve: (workspace, _args, ctx) => ctx.services.workspaces.store.checkpoints(workspace.id),
+      resolve: (workspace, _args, ctx) => ctx.services.workspaces.checkpoints(workspace.id),
     }),
     checkpoint: t.field({
       description: 'One checkpoint by id or number; null when there is none.',
       type: CheckpointType,
       nullable: true,
       args: { id: t.arg.id({ required: true, description: 'A checkpoint id, or its number.' }) },
-      resolve: (workspace, args, ctx) =>
-        ctx.services.workspaces.store.checkpoint(workspace.id, String(args.id)),
+      resolve: (workspace, args, ctx) => ctx.services.workspaces.checkpoint(workspace.id, String(args.id)),
     }),
     diff: t.field({
       type: DiffType,
@@ -234,7 +242,7 @@ const WorkspaceType = builder.objectRef<WorkspaceRow>('Workspace').implement({
         to: t.arg.id({ description: 'The newer checkpoint (id or number); absent for the current files.' }),
       },
       resolve: (workspace, args, ctx) =>
-        ctx.services.workspaces.admin.diff(
+        ctx.services.workspaces.diff(
           workspace.id,
           args.from ? String(args.from) : null,
           args.to ? String(args.to) : null,
@@ -251,6 +259,6 @@ builder.queryFields((t) => ({
       'A workspace by id (a run names it in `workspaceId`); null until something is written to it. Every role but EXTENSION.',
     authScopes: scopes.readers,
     args: { id: t.arg.id({ description: 'The workspace id.', required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.workspaces.store.get(String(args.id)),
+    resolve: (_root, args, ctx) => ctx.services.workspaces.get(String(args.id)),
   }),
 }));

@@ -1,6 +1,5 @@
 import type { BuiltInTool, Invocation } from '../../../calls/tool-contract.js';
 import type { ToolAnnotations, ToolBudget, ToolSpec } from '../../../core/tool-spec.js';
-import { patchChangeKinds } from '../rules/patch/types.js';
 import type { WorkspaceConfig } from '../rules/config.js';
 import { sessionOf, WorkspaceService, type WorkspaceSession } from '../service.js';
 
@@ -75,7 +74,7 @@ export const checkpointRefSchema = objectSchema(
 export const changeSchema = objectSchema(
   {
     path: { type: 'string' },
-    kind: { enum: [...patchChangeKinds] },
+    kind: { enum: ['add', 'update', 'delete', 'move'] },
     from: { type: 'string', description: 'The old path of a moved file.' },
     sha256: sha256Schema,
     size: { type: 'integer', minimum: 0 },

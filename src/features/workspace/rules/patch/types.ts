@@ -64,12 +64,9 @@ export interface PatchFailure {
 
 export type PatchError = PatchEscape | PatchFailure;
 
-export const patchChangeKinds = ['add', 'update', 'delete', 'move'] as const;
-export type PatchChangeKind = (typeof patchChangeKinds)[number];
-
 export interface FileChange {
   path: string;
-  kind: PatchChangeKind;
+  kind: 'add' | 'update' | 'delete' | 'move';
   /** The source path of a move. */
   from?: string;
 }
