@@ -1,11 +1,12 @@
 import { badInput } from '../../core/errors.js';
 import { checkpointReasons } from '../../db/schema.js';
 import { builder, scopes } from '../../graphql/builder.js';
+import { upperValues } from '../../graphql/enums.js';
 import { decodeText } from './rules/content.js';
-import type { FileDiff } from './rules/diff.js';
+import { type FileDiff, fileChangeKinds } from './rules/diff.js';
 import { checkWorkspacePath } from './rules/paths.js';
 import type { WorkspaceRoot } from './rules/roots.js';
-import { type TreeEntry, treeLevel } from './rules/tree.js';
+import { type TreeEntry, treeEntryKinds, treeLevel } from './rules/tree.js';
 import type {
   CheckpointRow,
   ManifestEntry,
@@ -23,11 +24,6 @@ function folderArg(raw: string | null | undefined): string | null {
   return checked.path;
 }
 
-const upperValues = <T extends string>(values: readonly T[]) =>
-  Object.fromEntries(values.map((value) => [value.toUpperCase(), { value }])) as {
-    [K in Uppercase<T>]: { value: Lowercase<K> & T };
-  };
-
 const CheckpointReasonEnum = builder.enumType('WorkspaceCheckpointReason', {
   description:
     'What made a checkpoint: a file WRITE or PATCH, a RESTORE, an IMPORT, a MANUAL create_checkpoint, or FINISH.',
@@ -35,11 +31,11 @@ const CheckpointReasonEnum = builder.enumType('WorkspaceCheckpointReason', {
 });
 const FileChangeEnum = builder.enumType('WorkspaceFileChange', {
   description: 'How a file differs between the two ends of a diff.',
-  values: upperValues(['added', 'modified', 'deleted'] as const),
+  values: upperValues(fileChangeKinds),
 });
 const TreeEntryKindEnum = builder.enumType('WorkspaceTreeEntryKind', {
   description: 'FILE or FOLDER.',
-  values: upperValues(['file', 'folder'] as const),
+  values: upperValues(treeEntryKinds),
 });
 
 const WorkspaceRootType = builder.objectRef<WorkspaceRoot>('WorkspaceRoot').implement({

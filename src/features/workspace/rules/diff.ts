@@ -6,7 +6,8 @@
 /** One side of a file's change: absent (null), or its hash and text (null text: not UTF-8). */
 export type DiffSide = { sha256: string; text: string | null } | null;
 
-export type FileChangeKind = 'added' | 'modified' | 'deleted';
+export const fileChangeKinds = ['added', 'modified', 'deleted'] as const;
+export type FileChangeKind = (typeof fileChangeKinds)[number];
 
 export interface FileDiff {
   path: string;

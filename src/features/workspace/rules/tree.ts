@@ -62,11 +62,14 @@ export class PathIndex {
   }
 }
 
+export const treeEntryKinds = ['file', 'folder'] as const;
+export type TreeEntryKind = (typeof treeEntryKinds)[number];
+
 export interface TreeEntry {
   /** Full path of the file or folder. */
   path: string;
   name: string;
-  kind: 'file' | 'folder';
+  kind: TreeEntryKind;
   /** Bytes of the file, or of every file inside the folder. */
   size: number;
   /** 1 for a file; the files inside a folder, at any depth. */

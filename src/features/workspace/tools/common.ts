@@ -1,5 +1,6 @@
 import type { BuiltInTool, Invocation } from '../../../calls/tool-contract.js';
 import type { ToolAnnotations, ToolBudget, ToolSpec } from '../../../core/tool-spec.js';
+import { patchChangeKinds } from '../rules/patch/types.js';
 import type { WorkspaceConfig } from '../rules/config.js';
 import { sessionOf, WorkspaceService, type WorkspaceSession } from '../service.js';
 
@@ -74,7 +75,7 @@ export const checkpointRefSchema = objectSchema(
 export const changeSchema = objectSchema(
   {
     path: { type: 'string' },
-    kind: { enum: ['add', 'update', 'delete', 'move'] },
+    kind: { enum: [...patchChangeKinds] },
     from: { type: 'string', description: 'The old path of a moved file.' },
     sha256: sha256Schema,
     size: { type: 'integer', minimum: 0 },

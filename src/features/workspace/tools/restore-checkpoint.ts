@@ -1,5 +1,6 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
 import type { ContentPart } from '../../../core/tool-result.js';
+import { fileChangeKinds } from '../rules/diff.js';
 import type { WorkspaceConfig } from '../rules/config.js';
 import { checkpointRefSchema, objectSchema, plural, sha256Schema, spec, workspaceOf } from './common.js';
 
@@ -32,7 +33,7 @@ export function restoreCheckpointTool(config: WorkspaceConfig): BuiltInTool {
             items: objectSchema(
               {
                 path: { type: 'string' },
-                change: { enum: ['added', 'modified', 'deleted'] },
+                change: { enum: [...fileChangeKinds] },
                 oldSha256: { oneOf: [sha256Schema, { type: 'null' }] },
                 newSha256: { oneOf: [sha256Schema, { type: 'null' }] },
               },

@@ -64,9 +64,12 @@ export interface PatchFailure {
 
 export type PatchError = PatchEscape | PatchFailure;
 
+export const patchChangeKinds = ['add', 'update', 'delete', 'move'] as const;
+export type PatchChangeKind = (typeof patchChangeKinds)[number];
+
 export interface FileChange {
   path: string;
-  kind: 'add' | 'update' | 'delete' | 'move';
+  kind: PatchChangeKind;
   /** The source path of a move. */
   from?: string;
 }
