@@ -1,11 +1,9 @@
 import { describe, expect } from 'vitest';
-import { dbTest as test } from '../support/fixtures.js';
+import { runTest as test } from '../support/fixtures.js';
 import { admin, agent, allow, approver, eventTypes, newRun, waitFor } from '../support/lifecycle.js';
 
 describe('tool call lifecycle, event by event', () => {
-  test('an auto-allowed call runs at once and completes', async ({ services }) => {
-    await allow(services);
-    const run = await newRun(services);
+  test('an auto-allowed call runs at once and completes', async ({ services, run }) => {
     const call = await services.calls.request(
       { runId: run.id, name: 'test.echo', arguments: { text: 'hi' } },
       agent,
@@ -56,9 +54,7 @@ describe('tool call lifecycle, event by event', () => {
     ]);
   });
 
-  test('a denied call never runs and gives the model a denied result', async ({ services }) => {
-    await allow(services);
-    const run = await newRun(services);
+  test('a denied call never runs and gives the model a denied result', async ({ services, run }) => {
     const held = await services.calls.request({ runId: run.id, name: 'test.dangerous' }, agent);
     expect(held.status).toBe('AWAITING_APPROVAL');
     expect(held.policyReason).toMatch(/destructive tools need approval/);
@@ -102,9 +98,8 @@ describe('tool call lifecycle, event by event', () => {
 
   test('invalid arguments give a recoverable result that lists what is wrong, without dispatch', async ({
     services,
+    run,
   }) => {
-    await allow(services);
-    const run = await newRun(services);
     const call = await services.calls.request(
       { runId: run.id, name: 'test.echo', arguments: { text: 1, extra: true } },
       agent,
@@ -228,9 +223,7 @@ describe('tool call lifecycle, event by event', () => {
     });
   });
 
-  test('a system failure fails the call and the run', async ({ services }) => {
-    await allow(services);
-    const run = await newRun(services);
+  test('a system failure fails the call and the run', async ({ services, run }) => {
     const call = await services.calls.request({ runId: run.id, name: 'test.fail_system' }, agent);
     expect(call.error).toEqual({
       kind: 'SYSTEM_FAILURE',
@@ -247,9 +240,10 @@ describe('tool call lifecycle, event by event', () => {
     expect((await services.runs.get(run.id))!.failure).toEqual(call.error);
   });
 
-  test('a recoverable tool error is a result the model reads, and the run goes on', async ({ services }) => {
-    await allow(services);
-    const run = await newRun(services);
+  test('a recoverable tool error is a result the model reads, and the run goes on', async ({
+    services,
+    run,
+  }) => {
     const call = await services.calls.request({ runId: run.id, name: 'test.fail_recoverable' }, agent);
     expect(call.status).toBe('FAILED');
     expect(call.error).toEqual({
@@ -260,16 +254,15 @@ describe('tool call lifecycle, event by event', () => {
     expect((await services.runs.get(run.id))!.status).toBe('RUNNING');
   });
 
-  test('output that breaks the output schema is a recoverable invalid_output error', async ({ services }) => {
-    await allow(services);
-    const run = await newRun(services);
+  test('output that breaks the output schema is a recoverable invalid_output error', async ({
+    services,
+    run,
+  }) => {
     const call = await services.calls.request({ runId: run.id, name: 'test.typed' }, agent);
     expect(call.error).toMatchObject({ kind: 'RECOVERABLE', code: 'invalid_output' });
   });
 
-  test('a tool that finishes the run completes it', async ({ services }) => {
-    await allow(services);
-    const run = await newRun(services);
+  test('a tool that finishes the run completes it', async ({ services, run }) => {
     await services.calls.request({ runId: run.id, name: 'test.finish' }, agent);
     expect((await services.runs.get(run.id))!.status).toBe('COMPLETED');
     expect((await eventTypes(services, { runId: run.id })).at(-1)).toBe('run_completed');
@@ -277,9 +270,7 @@ describe('tool call lifecycle, event by event', () => {
 });
 
 describe('repeats and decisions', () => {
-  test('a repeated providerCallId returns the same call and runs it once', async ({ services }) => {
-    await allow(services);
-    const run = await newRun(services);
+  test('a repeated providerCallId returns the same call and runs it once', async ({ services, run }) => {
     const first = await services.calls.request(
       { runId: run.id, name: 'test.echo', arguments: { text: 'a' }, providerCallId: 'call_1' },
       agent,
@@ -294,9 +285,7 @@ describe('repeats and decisions', () => {
     ).toHaveLength(1);
   });
 
-  test('the same idempotency key with other arguments is a CONFLICT', async ({ services }) => {
-    await allow(services);
-    const run = await newRun(services);
+  test('the same idempotency key with other arguments is a CONFLICT', async ({ services, run }) => {
     await services.calls.request(
       { runId: run.id, name: 'test.echo', arguments: { text: 'a' }, idempotencyKey: 'k' },
       agent,
@@ -309,9 +298,7 @@ describe('repeats and decisions', () => {
     ).rejects.toMatchObject({ code: 'CONFLICT' });
   });
 
-  test('the same arguments with keys in another order are the same call', async ({ services }) => {
-    await allow(services);
-    const run = await newRun(services);
+  test('the same arguments with keys in another order are the same call', async ({ services, run }) => {
     const a = await services.calls.request(
       { runId: run.id, name: 'test.sleep', arguments: { ms: 0 }, idempotencyKey: 'k' },
       agent,
@@ -323,9 +310,7 @@ describe('repeats and decisions', () => {
     expect(b.id).toBe(a.id);
   });
 
-  test('a second decision is a CONFLICT and changes nothing', async ({ services }) => {
-    await allow(services);
-    const run = await newRun(services);
+  test('a second decision is a CONFLICT and changes nothing', async ({ services, run }) => {
     const held = await services.calls.request({ runId: run.id, name: 'test.dangerous' }, agent);
     await services.calls.deny(held.id, { reason: 'no' }, approver);
     await expect(services.calls.approve(held.id, {}, admin)).rejects.toMatchObject({ code: 'CONFLICT' });
@@ -337,9 +322,7 @@ describe('repeats and decisions', () => {
     ).toEqual(['tool_call_denied']);
   });
 
-  test('a decision on arguments other than those stored is a CONFLICT', async ({ services }) => {
-    await allow(services);
-    const run = await newRun(services);
+  test('a decision on arguments other than those stored is a CONFLICT', async ({ services, run }) => {
     const held = await services.calls.request({ runId: run.id, name: 'test.dangerous' }, agent);
     await expect(
       services.calls.approve(held.id, { argumentsHash: 'f'.repeat(64) }, approver),
@@ -349,9 +332,8 @@ describe('repeats and decisions', () => {
 
   test('cancelling a run cancels its pending approvals, each with a readable result', async ({
     services,
+    run,
   }) => {
-    await allow(services);
-    const run = await newRun(services);
     const held = await services.calls.request({ runId: run.id, name: 'test.dangerous' }, agent);
     await services.runs.cancel(run.id, agent);
     const call = (await services.calls.get(held.id))!;
@@ -367,9 +349,7 @@ describe('repeats and decisions', () => {
     await expect(services.calls.approve(held.id, {}, approver)).rejects.toMatchObject({ code: 'CONFLICT' });
   });
 
-  test('a call in a finished run is a CONFLICT', async ({ services }) => {
-    await allow(services);
-    const run = await newRun(services);
+  test('a call in a finished run is a CONFLICT', async ({ services, run }) => {
     await services.runs.complete(run.id, agent);
     await expect(services.calls.request({ runId: run.id, name: 'test.noop' }, agent)).rejects.toMatchObject({
       code: 'CONFLICT',
@@ -378,9 +358,7 @@ describe('repeats and decisions', () => {
 });
 
 describe('results', () => {
-  test('large output is stored once as a resource and referenced', async ({ services, gql, tokens }) => {
-    await allow(services);
-    const run = await newRun(services);
+  test('large output is stored once as a resource and referenced', async ({ services, gql, tokens, run }) => {
     const call = await services.calls.request(
       { runId: run.id, name: 'test.big', arguments: { chars: 40_000 } },
       agent,
@@ -416,9 +394,12 @@ describe('results', () => {
     expect(call.result!.usage!.outputTokens).toBe(10);
   });
 
-  test('an agent cannot read a resource of a run it did not create', async ({ services, gql, tokens }) => {
-    await allow(services);
-    const run = await newRun(services);
+  test('an agent cannot read a resource of a run it did not create', async ({
+    services,
+    gql,
+    tokens,
+    run,
+  }) => {
     const call = await services.calls.request(
       { runId: run.id, name: 'test.big', arguments: { chars: 40_000 } },
       agent,

@@ -1,10 +1,13 @@
 import { test as base, inject } from 'vitest';
 import { createServices, type Services } from '../../src/app/services.js';
+import type { RunRow } from '../../src/calls/run-service.js';
 import type { Principal } from '../../src/core/auth.js';
 import { createLogger } from '../../src/core/logger.js';
 import { createGraphQLHandler, type Yoga } from '../../src/graphql/yoga.js';
 import { createTestDatabase, resetDatabase, type TestDatabase } from './database.js';
+import { allow, newRun } from './lifecycle.js';
 import { testTools } from './test-tools.js';
+import { workspaceRun } from './workspace.js';
 
 export type Role = Principal['role'];
 
@@ -107,5 +110,20 @@ export const dbTest = base.extend<{ $test: Fixtures; $file: FileFixtures }>({
         return (await response.json()) as never;
       },
     );
+  },
+});
+
+/** `dbTest` plus `run`: an agent's run on profile p1 that may call every test tool. */
+export const runTest = dbTest.extend<{ run: RunRow }>({
+  run: async ({ services }, use) => {
+    await allow(services);
+    await use(await newRun(services));
+  },
+});
+
+/** `dbTest` plus `run`: an agent's run on workspace ws-1, its profile allowed every workspace tool. */
+export const workspaceTest = dbTest.extend<{ run: RunRow }>({
+  run: async ({ services }, use) => {
+    await use(await workspaceRun(services));
   },
 });
