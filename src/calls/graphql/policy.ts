@@ -8,18 +8,18 @@ import {
 import { builder, scopes } from '../../graphql/builder.js';
 import { ToolBudgetInput, ToolBudgetType, ToolType } from './tool.js';
 
-export const PolicyLayerEnum = builder.enumType('PolicyLayer', {
+const PolicyLayerEnum = builder.enumType('PolicyLayer', {
   description:
     'Where a rule applies: PLATFORM (everywhere), USER, PROFILE, PLAN_NODE (each scoped by its id) or SOURCE (scoped by a tool source).',
   values: policyLayers,
 });
-export const PolicyEffectEnum = builder.enumType('PolicyEffect', {
+const PolicyEffectEnum = builder.enumType('PolicyEffect', {
   description:
     'ALLOW makes a tool visible, DENY hides it (deny beats allow), ASK keeps it visible but gates each call by approval.',
   values: policyEffects,
 });
 
-export const PolicyRuleType = builder.objectRef<PolicyRule>('PolicyRule').implement({
+const PolicyRuleType = builder.objectRef<PolicyRule>('PolicyRule').implement({
   description: 'One rule of the layered policy; tools no rule allows are invisible.',
   fields: (t) => ({
     id: t.exposeID('id', {
@@ -109,7 +109,7 @@ const PolicyRuleInput = builder.inputType('PolicyRuleInput', {
   }),
 });
 
-export const PolicyContextInput = builder.inputType('PolicyContextInput', {
+const PolicyContextInput = builder.inputType('PolicyContextInput', {
   description: 'The context to resolve policy in; an unset id leaves out its layer.',
   fields: (t) => ({
     userId: t.string({ description: 'The USER layer to apply.' }),

@@ -7,7 +7,7 @@ import { createRunInputSchema, type RunRow } from '../run-service.js';
 import { EffectiveToolType } from './policy.js';
 import { ToolErrorType } from './tool-result.js';
 
-export const RunStatusEnum = builder.enumType('RunStatus', {
+const RunStatusEnum = builder.enumType('RunStatus', {
   description: 'RUNNING until the run is completed, fails (see `failure`) or is cancelled.',
   values: runStatuses,
 });

@@ -11,7 +11,7 @@ import { RunType } from './run.js';
 import { ToolAnnotationsType, ToolSourceEnum } from './tool.js';
 import { ToolErrorType, ToolResultType } from './tool-result.js';
 
-export const ToolCallStatusEnum = builder.enumType('ToolCallStatus', {
+const ToolCallStatusEnum = builder.enumType('ToolCallStatus', {
   description:
     'REQUESTED, then AWAITING_APPROVAL (and APPROVED or DENIED) when a decision is needed, STARTED while it runs, and an end state: COMPLETED, FAILED, DENIED or CANCELLED.',
   values: toolCallStatuses,

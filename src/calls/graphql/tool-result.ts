@@ -7,7 +7,7 @@ import {
 } from '../../core/tool-result.js';
 import { builder } from '../../graphql/builder.js';
 
-export const ToolErrorKindEnum = builder.enumType('ToolErrorKind', {
+const ToolErrorKindEnum = builder.enumType('ToolErrorKind', {
   description:
     'RECOVERABLE: the model reads it and goes on. POLICY_DENIED: refused by policy or a person. SYSTEM_FAILURE: the run failed.',
   values: toolErrorKinds,
@@ -28,47 +28,39 @@ export const ToolErrorType = builder.objectRef<ToolError>('ToolError').implement
 
 type Part<T extends ContentPart['type']> = Extract<ContentPart, { type: T }>;
 
-const TextPart = builder
-  .objectRef<Part<'text'>>('TextPart')
-  .implement({
-    description: 'Text output.',
-    isTypeOf: (p) => (p as ContentPart).type === 'text',
-    fields: (t) => ({ text: t.exposeString('text', { description: 'The text.' }) }),
-  });
-const JsonPart = builder
-  .objectRef<Part<'json'>>('JsonPart')
-  .implement({
-    description: 'A JSON value in the output.',
-    isTypeOf: (p) => (p as ContentPart).type === 'json',
-    fields: (t) => ({
-      value: t.field({
-        description: 'The value (null is a JSON null).',
-        type: 'JSON',
-        nullable: true,
-        resolve: (p) => p.value,
-      }),
+const TextPart = builder.objectRef<Part<'text'>>('TextPart').implement({
+  description: 'Text output.',
+  isTypeOf: (p) => (p as ContentPart).type === 'text',
+  fields: (t) => ({ text: t.exposeString('text', { description: 'The text.' }) }),
+});
+const JsonPart = builder.objectRef<Part<'json'>>('JsonPart').implement({
+  description: 'A JSON value in the output.',
+  isTypeOf: (p) => (p as ContentPart).type === 'json',
+  fields: (t) => ({
+    value: t.field({
+      description: 'The value (null is a JSON null).',
+      type: 'JSON',
+      nullable: true,
+      resolve: (p) => p.value,
     }),
-  });
-const ImageRefPart = builder
-  .objectRef<Part<'image_ref'>>('ImageRefPart')
-  .implement({
-    description: 'An image, stored as a resource.',
-    isTypeOf: (p) => (p as ContentPart).type === 'image_ref',
-    fields: (t) => ({
-      uri: t.exposeString('uri', { description: 'The resource holding the image.' }),
-      mimeType: t.exposeString('mimeType', { description: 'Its media type.' }),
-    }),
-  });
-const AudioRefPart = builder
-  .objectRef<Part<'audio_ref'>>('AudioRefPart')
-  .implement({
-    description: 'Audio, stored as a resource.',
-    isTypeOf: (p) => (p as ContentPart).type === 'audio_ref',
-    fields: (t) => ({
-      uri: t.exposeString('uri', { description: 'The resource holding the audio.' }),
-      mimeType: t.exposeString('mimeType', { description: 'Its media type.' }),
-    }),
-  });
+  }),
+});
+const ImageRefPart = builder.objectRef<Part<'image_ref'>>('ImageRefPart').implement({
+  description: 'An image, stored as a resource.',
+  isTypeOf: (p) => (p as ContentPart).type === 'image_ref',
+  fields: (t) => ({
+    uri: t.exposeString('uri', { description: 'The resource holding the image.' }),
+    mimeType: t.exposeString('mimeType', { description: 'Its media type.' }),
+  }),
+});
+const AudioRefPart = builder.objectRef<Part<'audio_ref'>>('AudioRefPart').implement({
+  description: 'Audio, stored as a resource.',
+  isTypeOf: (p) => (p as ContentPart).type === 'audio_ref',
+  fields: (t) => ({
+    uri: t.exposeString('uri', { description: 'The resource holding the audio.' }),
+    mimeType: t.exposeString('mimeType', { description: 'Its media type.' }),
+  }),
+});
 const FileRefPart = builder.objectRef<Part<'file_ref'>>('FileRefPart').implement({
   description: 'A file the call produced or read.',
   isTypeOf: (p) => (p as ContentPart).type === 'file_ref',
@@ -121,7 +113,7 @@ const DiffRefPart = builder.objectRef<Part<'diff_ref'>>('DiffRefPart').implement
   }),
 });
 
-export const ContentPartUnion = builder.unionType('ContentPart', {
+const ContentPartUnion = builder.unionType('ContentPart', {
   description: 'One piece of tool output.',
   types: [TextPart, JsonPart, ImageRefPart, AudioRefPart, FileRefPart, ResourceRefPart, DiffRefPart],
 });

@@ -16,16 +16,16 @@ export const ToolSourceEnum = builder.enumType('ToolSource', {
     'Where a tool comes from: BUILT_IN (this server), MCP (an MCP server), EXTENSION (a frontend extension) or SKILL.',
   values: toolSources,
 });
-export const ToolPermissionEnum = builder.enumType('ToolPermission', {
+const ToolPermissionEnum = builder.enumType('ToolPermission', {
   description:
     "The tool's own rule: ALWAYS_ALLOW, APPROVAL_REQUIRED (every call waits for a decision) or DENY (never callable).",
   values: toolPermissions,
 });
-export const ToolVisibilityEnum = builder.enumType('ToolVisibility', {
+const ToolVisibilityEnum = builder.enumType('ToolVisibility', {
   description: 'MODEL tools can be offered to a model; USER_ONLY tools never are.',
   values: toolVisibilities,
 });
-export const ToolCostEnum = builder.enumType('ToolCost', {
+const ToolCostEnum = builder.enumType('ToolCost', {
   description: 'How expensive a call is; HIGH makes approval the default.',
   values: toolCosts,
 });
