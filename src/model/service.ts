@@ -88,7 +88,7 @@ export interface SubmittedTurn {
 
 function assistantTurnOf(row: ModelTurnRow): AssistantTurn {
   return {
-    provider: row.provider as ProviderKind,
+    provider: row.provider,
     native: JSON.parse(row.native) as unknown[],
     parts: row.parts,
   };

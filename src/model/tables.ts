@@ -2,7 +2,7 @@ import { index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg
 import { createdAt } from '../db/columns.js';
 import { jsonb } from '../db/jsonb.js';
 import { runs } from '../db/schema.js';
-import type { TurnPart } from './providers/types.js';
+import { providerKinds, type TurnPart } from './providers/types.js';
 
 /**
  * Issue 5: the assistant turns a run's model produced, in order, so that the next request can
@@ -18,7 +18,7 @@ export const modelTurns = pgTable(
       .references(() => runs.id),
     /** 0, 1, 2, … within the run, assigned under the run's row lock. */
     index: integer('index').notNull(),
-    provider: text('provider').notNull(),
+    provider: text('provider', { enum: providerKinds }).notNull(),
     /** sha256 of the canonical response: submitting the same response again finds this turn. */
     responseHash: text('response_hash').notNull(),
     native: text('native').notNull(),
