@@ -1,6 +1,7 @@
 import { ToolCallType } from '../calls/graphql/tool-call.js';
 import { builder, scopes } from '../graphql/builder.js';
-import type { NarrowingEntry } from './providers/schema-narrowing/index.js';
+import { upperValues } from '../graphql/enums.js';
+import { type NarrowingEntry, narrowingActions } from './providers/schema-narrowing/index.js';
 import type { ToolDeclarations, ToolNarrowingReport } from './providers/types.js';
 import { providerKinds } from './providers/types.js';
 import type { ModelTurnRow, SubmittedTurn } from './service.js';
@@ -14,7 +15,7 @@ export const ProviderEnum = builder.enumType('Provider', {
 const NarrowingActionEnum = builder.enumType('SchemaNarrowingAction', {
   description:
     'DROPPED: a keyword the provider does not accept was removed. REWRITTEN: it was changed into a form the provider accepts (such as an object closed for strict decoding).',
-  values: { DROPPED: { value: 'dropped' }, REWRITTEN: { value: 'rewritten' } } as const,
+  values: upperValues(narrowingActions),
 });
 
 const NarrowingEntryType = builder.objectRef<NarrowingEntry>('SchemaNarrowingEntry').implement({

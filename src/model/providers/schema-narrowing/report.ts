@@ -2,10 +2,13 @@ import type { JsonSchema } from '../../../core/tool-spec.js';
 import type { JsonObject } from '../common.js';
 import type { Rules } from './targets.js';
 
+export const narrowingActions = ['dropped', 'rewritten'] as const;
+export type NarrowingAction = (typeof narrowingActions)[number];
+
 export interface NarrowingEntry {
   /** JSON Pointer of the affected node in the narrowed schema ('' is the root). */
   path: string;
-  action: 'dropped' | 'rewritten';
+  action: NarrowingAction;
   keyword: string;
   detail: string;
 }
