@@ -1,16 +1,16 @@
 import { describe, expect } from 'vitest';
 import { sha256Hex } from '../../../src/features/workspace/rules/content.js';
-import { dbTest as test } from '../../support/fixtures.js';
+import { workspaceTest as test } from '../../support/fixtures.js';
 import { eventTypes } from '../../support/lifecycle.js';
-import { call, callEvents, output, WORKSPACE, workspaceRun, writeFile } from '../../support/workspace.js';
+import { call, output, WORKSPACE, workspaceRun, writeFile } from '../../support/workspace.js';
 
 const hash = (text: string) => sha256Hex(Buffer.from(text));
 
 describe('workspace files through the tool-call lifecycle', () => {
   test('the first write creates the workspace with the default roots, a file and checkpoint #1', async ({
     services,
+    run,
   }) => {
-    const run = await workspaceRun(services);
     const done = await call(services, run.id, 'write_file', {
       path: 'output/report.md',
       content: '# Report\n',
@@ -24,7 +24,7 @@ describe('workspace files through the tool-call lifecycle', () => {
       created: true,
       checkpoint: { id: expect.any(String), number: 1 },
     });
-    expect(await callEvents(services, done.id)).toEqual([
+    expect(await eventTypes(services, { callId: done.id })).toEqual([
       'tool_call_requested',
       'tool_call_started',
       'workspace_changed',
@@ -42,8 +42,7 @@ describe('workspace files through the tool-call lifecycle', () => {
     ]);
   });
 
-  test('the write journals what changed and the checkpoint it made', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('the write journals what changed and the checkpoint it made', async ({ services, run }) => {
     const done = await writeFile(services, run.id, 'output/a.txt', 'a\n');
     const events = await services.journal.read({ callId: done.id, limit: 10 });
     const checkpointId = output(done).checkpoint.id;
@@ -71,8 +70,10 @@ describe('workspace files through the tool-call lifecycle', () => {
     });
   });
 
-  test('list_files shows the visible roots and files, filtered by a folder prefix', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('list_files shows the visible roots and files, filtered by a folder prefix', async ({
+    services,
+    run,
+  }) => {
     await writeFile(services, run.id, 'output/b.md', 'bb');
     await writeFile(services, run.id, 'output/a.md', 'a');
     await writeFile(services, run.id, 'scratch/n.txt', 'n');
@@ -106,8 +107,7 @@ describe('workspace files through the tool-call lifecycle', () => {
     });
   });
 
-  test('read_file returns the content and the hash of the whole file', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('read_file returns the content and the hash of the whole file', async ({ services, run }) => {
     await writeFile(services, run.id, 'output/poem.txt', 'one\ntwo\nthree\n');
     const read = await call(services, run.id, 'read_file', {
       path: 'output/poem.txt',
@@ -138,8 +138,7 @@ describe('workspace files through the tool-call lifecycle', () => {
     ]);
   });
 
-  test('reading a missing file or a folder is a recoverable error', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('reading a missing file or a folder is a recoverable error', async ({ services, run }) => {
     await writeFile(services, run.id, 'output/dir/a.txt', 'a');
     const missing = await call(services, run.id, 'read_file', { path: 'output/nope.txt' });
     expect(missing.error).toEqual({
@@ -154,8 +153,8 @@ describe('workspace files through the tool-call lifecycle', () => {
 
   test('a path that escapes the workspace fails the call and the run, and nothing is stored', async ({
     services,
+    run,
   }) => {
-    const run = await workspaceRun(services);
     const escaped = await call(services, run.id, 'write_file', {
       path: 'output/../../etc/passwd',
       content: 'root::0:0',
@@ -178,8 +177,7 @@ describe('workspace files through the tool-call lifecycle', () => {
     ]);
   });
 
-  test('an ill-formed path is a recoverable error and the run goes on', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('an ill-formed path is a recoverable error and the run goes on', async ({ services, run }) => {
     const bad = await call(services, run.id, 'write_file', {
       path: 'output/CON.txt',
       content: 'x',
@@ -195,8 +193,8 @@ describe('workspace files through the tool-call lifecycle', () => {
 
   test('writing outside a writable root is path_not_writable; reading outside the visible ones, path_not_visible', async ({
     services,
+    run,
   }) => {
-    const run = await workspaceRun(services);
     const readOnly = await call(services, run.id, 'write_file', {
       path: 'inputs/brief.md',
       content: 'x',
@@ -223,8 +221,7 @@ describe('workspace files through the tool-call lifecycle', () => {
     });
   });
 
-  test('a file cannot take the name of a folder, nor sit beneath a file', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('a file cannot take the name of a folder, nor sit beneath a file', async ({ services, run }) => {
     await writeFile(services, run.id, 'output/a/b.txt', 'b');
     const onFolder = await call(services, run.id, 'write_file', {
       path: 'output/a',

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
-import { dbTest as test } from '../../support/fixtures.js';
-import { call, output, workspaceRun, writeFile } from '../../support/workspace.js';
+import { workspaceTest as test } from '../../support/fixtures.js';
+import { call, output, writeFile } from '../../support/workspace.js';
 
 const lines = (count: number, width: number) =>
   Array.from(
@@ -9,8 +9,10 @@ const lines = (count: number, width: number) =>
   ).join('');
 
 describe('read_file budget', () => {
-  test('maxBytes cuts at a line boundary and the next read continues exactly there', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('maxBytes cuts at a line boundary and the next read continues exactly there', async ({
+    services,
+    run,
+  }) => {
     const text = lines(10, 20);
     await writeFile(services, run.id, 'output/big.txt', text);
     const first = await call(services, run.id, 'read_file', { path: 'output/big.txt', maxBytes: 70 });
@@ -40,8 +42,8 @@ describe('read_file budget', () => {
 
   test('a line longer than the budget is cut inside the line and continues by character', async ({
     services,
+    run,
   }) => {
-    const run = await workspaceRun(services);
     await writeFile(services, run.id, 'output/wide.txt', `${'é'.repeat(100)}\nend\n`);
     const first = await call(services, run.id, 'read_file', { path: 'output/wide.txt', maxBytes: 64 });
     expect(output(first)).toMatchObject({
@@ -59,8 +61,7 @@ describe('read_file budget', () => {
     expect(output(rest)).toMatchObject({ content: `${'é'.repeat(68)}\nend\n`, truncated: false, next: null });
   });
 
-  test('character ranges count code points, so an emoji is one character', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('character ranges count code points, so an emoji is one character', async ({ services, run }) => {
     await writeFile(services, run.id, 'output/emoji.txt', 'a😀b\nc');
     const read = await call(services, run.id, 'read_file', {
       path: 'output/emoji.txt',
@@ -78,8 +79,7 @@ describe('read_file budget', () => {
     });
   });
 
-  test('maxTokens cuts the content to that many tokens', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('maxTokens cuts the content to that many tokens', async ({ services, run }) => {
     const text = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
     await writeFile(services, run.id, 'output/words.txt', text);
     const read = await call(services, run.id, 'read_file', { path: 'output/words.txt', maxTokens: 20 });
@@ -90,8 +90,7 @@ describe('read_file budget', () => {
     expect(output(read)).toMatchObject({ truncated: true, next: { startChar: content.length } });
   });
 
-  test('without a budget a read returns at most 16000 bytes', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('without a budget a read returns at most 16000 bytes', async ({ services, run }) => {
     await writeFile(services, run.id, 'output/huge.txt', lines(1000, 100));
     const read = await call(services, run.id, 'read_file', { path: 'output/huge.txt' });
     expect(output(read)).toMatchObject({ endLine: 160, truncated: true, next: { startLine: 161 } });
@@ -100,8 +99,8 @@ describe('read_file budget', () => {
 
   test('a range past the end, or lines mixed with characters, is a recoverable invalid_range', async ({
     services,
+    run,
   }) => {
-    const run = await workspaceRun(services);
     await writeFile(services, run.id, 'output/short.txt', 'one\ntwo\n');
     const past = await call(services, run.id, 'read_file', { path: 'output/short.txt', startLine: 3 });
     expect(past.error).toEqual({

@@ -1,15 +1,16 @@
 import { describe, expect } from 'vitest';
 import { sha256Hex } from '../../../src/features/workspace/rules/content.js';
-import { dbTest as test } from '../../support/fixtures.js';
-import { call, callEvents, output, WORKSPACE, workspaceRun, writeFile } from '../../support/workspace.js';
+import { workspaceTest as test } from '../../support/fixtures.js';
+import { eventTypes } from '../../support/lifecycle.js';
+import { call, output, WORKSPACE, workspaceRun, writeFile } from '../../support/workspace.js';
 
 const hash = (text: string) => sha256Hex(Buffer.from(text));
 
 describe('the stale-write rule', () => {
   test('replacing a file the run never read is refused with read_required, and nothing changes', async ({
     services,
+    run: writer,
   }) => {
-    const writer = await workspaceRun(services);
     await writeFile(services, writer.id, 'output/doc.md', 'original\n');
     const other = await workspaceRun(services);
     const blind = await call(services, other.id, 'write_file', {
@@ -24,7 +25,7 @@ describe('the stale-write rule', () => {
       message:
         '"output/doc.md" already exists and you have not read it. Read it with workspace.read_file first, so that you do not overwrite content you have not seen.',
     });
-    expect(await callEvents(services, blind.id)).toEqual([
+    expect(await eventTypes(services, { callId: blind.id })).toEqual([
       'tool_call_requested',
       'tool_call_started',
       'tool_call_failed',
@@ -35,8 +36,7 @@ describe('the stale-write rule', () => {
     expect((await services.workspaces.checkpoints(WORKSPACE)).map((c) => c.number)).toEqual([1]);
   });
 
-  test('after reading it, the run may replace it', async ({ services }) => {
-    const writer = await workspaceRun(services);
+  test('after reading it, the run may replace it', async ({ services, run: writer }) => {
     await writeFile(services, writer.id, 'output/doc.md', 'original\n');
     const other = await workspaceRun(services);
     await call(services, other.id, 'read_file', { path: 'output/doc.md' });
@@ -48,8 +48,10 @@ describe('the stale-write rule', () => {
     expect(output(replaced)).toMatchObject({ path: 'output/doc.md', sha256: hash('new\n'), created: false });
   });
 
-  test('a file changed by another run since this run read it is a stale write', async ({ services }) => {
-    const first = await workspaceRun(services);
+  test('a file changed by another run since this run read it is a stale write', async ({
+    services,
+    run: first,
+  }) => {
     await writeFile(services, first.id, 'output/doc.md', 'v1\n');
     const second = await workspaceRun(services);
     await call(services, second.id, 'read_file', { path: 'output/doc.md' });
@@ -77,8 +79,7 @@ describe('the stale-write rule', () => {
     expect(fresh.status).toBe('COMPLETED');
   });
 
-  test('what a run wrote counts as read: it may replace its own file again', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('what a run wrote counts as read: it may replace its own file again', async ({ services, run }) => {
     await writeFile(services, run.id, 'output/doc.md', 'draft 1\n');
     const again = await call(services, run.id, 'write_file', {
       path: 'output/doc.md',
@@ -90,8 +91,8 @@ describe('the stale-write rule', () => {
 
   test('a matching expectedHash replaces without a read; a wrong one is a stale write', async ({
     services,
+    run: writer,
   }) => {
-    const writer = await workspaceRun(services);
     await writeFile(services, writer.id, 'output/doc.md', 'v1\n');
     const other = await workspaceRun(services);
     const wrong = await call(services, other.id, 'write_file', {
@@ -110,8 +111,7 @@ describe('the stale-write rule', () => {
     expect(output(right)).toMatchObject({ sha256: hash('v2\n'), created: false });
   });
 
-  test('append needs no read, but honours expectedHash', async ({ services }) => {
-    const writer = await workspaceRun(services);
+  test('append needs no read, but honours expectedHash', async ({ services, run: writer }) => {
     await writeFile(services, writer.id, 'output/log.txt', 'a\n');
     const other = await workspaceRun(services);
     const appended = await call(services, other.id, 'write_file', {
@@ -135,8 +135,7 @@ describe('the stale-write rule', () => {
     expect(output(created)).toMatchObject({ created: true, size: 1 });
   });
 
-  test('create refuses an existing file and replace a missing one', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('create refuses an existing file and replace a missing one', async ({ services, run }) => {
     await writeFile(services, run.id, 'output/doc.md', 'x');
     const exists = await call(services, run.id, 'write_file', {
       path: 'output/doc.md',
@@ -154,8 +153,8 @@ describe('the stale-write rule', () => {
 
   test('a patch that deletes a file the run never read is refused with read_required', async ({
     services,
+    run: writer,
   }) => {
-    const writer = await workspaceRun(services);
     await writeFile(services, writer.id, 'output/old.md', 'old\n');
     const other = await workspaceRun(services);
     const patch = '*** Begin Patch\n*** Delete File: output/old.md\n*** End Patch';
