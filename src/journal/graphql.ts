@@ -1,10 +1,11 @@
 import { type JournalEvent, journalEventTypes } from '../core/journal-event.js';
 import { builder, scopes } from '../graphql/builder.js';
+import { upperValues } from '../graphql/enums.js';
 import { parseSeq } from './service.js';
 
 const JournalEventTypeEnum = builder.enumType('JournalEventType', {
   description: 'What a journal event records; `payload` holds its details.',
-  values: journalEventTypes.map((t) => t.toUpperCase()) as [string, ...string[]],
+  values: upperValues(journalEventTypes),
 });
 
 export const JournalEventType = builder.objectRef<JournalEvent>('JournalEvent').implement({
@@ -14,11 +15,7 @@ export const JournalEventType = builder.objectRef<JournalEvent>('JournalEvent').
       description: 'Gap-free position in commit order (a bigint, as a string).',
       resolve: (e) => e.seq.toString(),
     }),
-    type: t.field({
-      description: 'What happened.',
-      type: JournalEventTypeEnum,
-      resolve: (e) => e.type.toUpperCase(),
-    }),
+    type: t.expose('type', { description: 'What happened.', type: JournalEventTypeEnum }),
     runId: t.id({
       description: 'The run it belongs to; null for events outside runs (registry, policy, chats).',
       nullable: true,
