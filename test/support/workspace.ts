@@ -37,10 +37,6 @@ export async function approveAndWait(services: Services, held: ToolCallRow): Pro
 // biome-ignore lint/suspicious/noExplicitAny: tests read the structured output and assert its exact shape themselves.
 export const output = (call: ToolCallRow): any => call.result?.structured;
 
-export async function callEvents(services: Services, callId: string) {
-  return (await services.journal.read({ callId, limit: 100 })).map((e) => e.type);
-}
-
 /** Writes a file through the tool and returns the call, which must have completed. */
 export async function writeFile(
   services: Services,

@@ -2,16 +2,9 @@ import { sql } from 'drizzle-orm';
 import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
 import { readResource } from '../../../src/calls/resource-store.js';
-import { dbTest as test } from '../../support/fixtures.js';
-import {
-  approveAndWait,
-  call,
-  callEvents,
-  output,
-  WORKSPACE,
-  workspaceRun,
-  writeFile,
-} from '../../support/workspace.js';
+import { workspaceTest as test } from '../../support/fixtures.js';
+import { eventTypes } from '../../support/lifecycle.js';
+import { approveAndWait, call, output, WORKSPACE, workspaceRun, writeFile } from '../../support/workspace.js';
 
 async function currentFiles(services: Services) {
   return Object.fromEntries((await services.workspaces.files(WORKSPACE)).map((f) => [f.path, f.sha256]));
@@ -20,8 +13,8 @@ async function currentFiles(services: Services) {
 describe('checkpoints', () => {
   test('every change makes the next checkpoint, numbered without gaps; create_checkpoint adds a labelled one', async ({
     services,
+    run,
   }) => {
-    const run = await workspaceRun(services);
     await writeFile(services, run.id, 'output/a.md', 'a');
     await call(services, run.id, 'apply_patch', {
       patch: '*** Begin Patch\n*** Add File: output/b.md\n+b\n*** End Patch',
@@ -34,7 +27,7 @@ describe('checkpoints', () => {
       fileCount: 2,
       totalBytes: 3,
     });
-    expect(await callEvents(services, manual.id)).toEqual([
+    expect(await eventTypes(services, { callId: manual.id })).toEqual([
       'tool_call_requested',
       'tool_call_started',
       'checkpoint_created',
@@ -73,8 +66,8 @@ describe('checkpoints', () => {
 
   test('restore needs approval, then brings back exactly the files of the checkpoint as a new checkpoint', async ({
     services,
+    run,
   }) => {
-    const run = await workspaceRun(services);
     await writeFile(services, run.id, 'output/keep.md', 'v1\n');
     await writeFile(services, run.id, 'output/change.md', 'before\n');
     const atTwo = await currentFiles(services);
@@ -103,7 +96,7 @@ describe('checkpoints', () => {
         { path: 'output/keep.md', change: 'added', oldSha256: null, newSha256: atTwo['output/keep.md'] },
       ],
     });
-    expect(await callEvents(services, held.id)).toEqual([
+    expect(await eventTypes(services, { callId: held.id })).toEqual([
       'tool_call_requested',
       'tool_call_awaiting_approval',
       'tool_call_approved',
@@ -125,8 +118,8 @@ describe('checkpoints', () => {
 
   test('the restore result carries a DiffRef whose resource is the unified diff it applied', async ({
     services,
+    run,
   }) => {
-    const run = await workspaceRun(services);
     await writeFile(services, run.id, 'output/a.md', 'one\n');
     await writeFile(services, run.id, 'output/a.md', 'two\n', 'replace');
     const done = await approveAndWait(
@@ -149,8 +142,7 @@ describe('checkpoints', () => {
     expect(done.result!.resourceRefs).toEqual([(part as { uri: string }).uri]);
   });
 
-  test('after a restore the run must read a file again before replacing it', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('after a restore the run must read a file again before replacing it', async ({ services, run }) => {
     await writeFile(services, run.id, 'output/a.md', 'one\n');
     await writeFile(services, run.id, 'output/a.md', 'two\n', 'replace');
     await approveAndWait(services, await call(services, run.id, 'restore_checkpoint', { checkpoint: 1 }));
@@ -162,8 +154,7 @@ describe('checkpoints', () => {
     expect(blind.error).toMatchObject({ kind: 'RECOVERABLE', code: 'stale_write' });
   });
 
-  test('restoring a checkpoint that does not exist is a recoverable error', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('restoring a checkpoint that does not exist is a recoverable error', async ({ services, run }) => {
     await writeFile(services, run.id, 'output/a.md', 'a');
     const done = await approveAndWait(
       services,
@@ -176,8 +167,7 @@ describe('checkpoints', () => {
     });
   });
 
-  test('checkpoints and their manifests cannot be changed or deleted', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('checkpoints and their manifests cannot be changed or deleted', async ({ services, run }) => {
     await writeFile(services, run.id, 'output/a.md', 'a');
     const refusal = (statement: ReturnType<typeof sql>) =>
       services.database.db.execute(statement).then(
@@ -195,8 +185,8 @@ describe('checkpoints', () => {
   test('the diff between two checkpoints is a unified diff of the files that changed', async ({
     services,
     gql,
+    run,
   }) => {
-    const run = await workspaceRun(services);
     await writeFile(services, run.id, 'output/a.md', 'line 1\nline 2\nline 3\n');
     await writeFile(services, run.id, 'output/gone.md', 'bye\n');
     await call(services, run.id, 'apply_patch', {

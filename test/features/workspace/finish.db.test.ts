@@ -1,15 +1,15 @@
 import { describe, expect } from 'vitest';
 import { DEFAULT_WORKSPACE_CONFIG } from '../../../src/features/workspace/rules/config.js';
 import { sha256Hex } from '../../../src/features/workspace/rules/content.js';
-import { dbTest as test } from '../../support/fixtures.js';
+import { workspaceTest as test } from '../../support/fixtures.js';
 import { eventTypes } from '../../support/lifecycle.js';
 import { call, output, servicesWith, WORKSPACE, workspaceRun, writeFile } from '../../support/workspace.js';
 
 describe('workspace.finish validates the manifest', () => {
   test('with nothing in output/ it is a recoverable error naming what is missing, and the run goes on', async ({
     services,
+    run,
   }) => {
-    const run = await workspaceRun(services);
     await writeFile(services, run.id, 'scratch/notes.md', 'thinking');
     const refused = await call(services, run.id, 'finish', { summary: 'done' });
     expect(refused.status).toBe('FAILED');
@@ -24,8 +24,7 @@ describe('workspace.finish validates the manifest', () => {
     expect((await services.workspaces.checkpoints(WORKSPACE)).map((c) => c.reason)).toEqual(['write']);
   });
 
-  test('declared artifacts must exist and be non-empty', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('declared artifacts must exist and be non-empty', async ({ services, run }) => {
     await writeFile(services, run.id, 'output/report.md', 'the report');
     await writeFile(services, run.id, 'output/appendix.md', '');
     const refused = await call(services, run.id, 'finish', {
@@ -41,8 +40,8 @@ describe('workspace.finish validates the manifest', () => {
 
   test('a complete manifest completes the run with a final checkpoint, journaled in order', async ({
     services,
+    run,
   }) => {
-    const run = await workspaceRun(services);
     await writeFile(services, run.id, 'output/report.md', 'the report');
     await writeFile(services, run.id, 'output/empty.md', '');
     await writeFile(services, run.id, 'scratch/notes.md', 'n');

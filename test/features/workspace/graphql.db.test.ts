@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { sha256Hex } from '../../../src/features/workspace/rules/content.js';
-import { dbTest as test } from '../../support/fixtures.js';
-import { allowWorkspace, WORKSPACE, workspaceRun, writeFile } from '../../support/workspace.js';
+import { workspaceTest as test } from '../../support/fixtures.js';
+import { allowWorkspace, WORKSPACE, writeFile } from '../../support/workspace.js';
 
 const query = `query($id: ID!, $prefix: String, $path: String!, $checkpoint: ID) {
   workspace(id: $id) {
@@ -18,8 +18,8 @@ describe('workspace over GraphQL', () => {
     services,
     gql,
     tokens,
+    run,
   }) => {
-    const run = await workspaceRun(services);
     await writeFile(services, run.id, 'output/a.md', 'alpha\n');
     await writeFile(services, run.id, 'output/sub/b.md', 'beta\n');
     await writeFile(services, run.id, 'scratch/c.txt', 'gamma');
@@ -62,8 +62,8 @@ describe('workspace over GraphQL', () => {
   test('a file at a checkpoint, and null for a file or workspace that does not exist', async ({
     services,
     gql,
+    run,
   }) => {
-    const run = await workspaceRun(services);
     await writeFile(services, run.id, 'output/a.md', 'old');
     await writeFile(services, run.id, 'output/a.md', 'new', 'replace');
     const at = await gql(
@@ -79,8 +79,8 @@ describe('workspace over GraphQL', () => {
   test('an invalid path or an unknown checkpoint is a client error, not an internal one', async ({
     services,
     gql,
+    run,
   }) => {
-    const run = await workspaceRun(services);
     await writeFile(services, run.id, 'output/a.md', 'a');
     const traversal = await gql(
       `query($id: ID!) { workspace(id: $id) { file(path: "../etc/passwd") { text } } }`,
@@ -106,8 +106,8 @@ describe('workspace over GraphQL', () => {
     services,
     gql,
     tokens,
+    run,
   }) => {
-    const run = await workspaceRun(services);
     await writeFile(services, run.id, 'output/a.md', 'a');
     const read = `query($id: ID!) { workspace(id: $id) { id } }`;
     for (const role of ['ADMIN', 'APPROVER', 'AGENT', 'VIEWER'] as const) {

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
 import { sha256Hex } from '../../../src/features/workspace/rules/content.js';
-import { dbTest as test } from '../../support/fixtures.js';
+import { workspaceTest as test } from '../../support/fixtures.js';
 import { eventTypes } from '../../support/lifecycle.js';
-import { call, callEvents, output, WORKSPACE, workspaceRun, writeFile } from '../../support/workspace.js';
+import { call, output, WORKSPACE, writeFile } from '../../support/workspace.js';
 
 const hash = (text: string) => sha256Hex(Buffer.from(text));
 const patch = (...body: string[]) => ['*** Begin Patch', ...body, '*** End Patch'].join('\n');
@@ -21,8 +21,8 @@ async function snapshot(services: Services) {
 describe('apply_patch', () => {
   test('one patch adds, updates, moves and deletes files together, as one checkpoint', async ({
     services,
+    run,
   }) => {
-    const run = await workspaceRun(services);
     await writeFile(services, run.id, 'output/report.md', '# Report\n\nDraft text.\n\nEnd.\n');
     await writeFile(services, run.id, 'scratch/old-name.txt', 'keep me\n');
     await writeFile(services, run.id, 'scratch/notes.txt', 'temporary\n');
@@ -68,7 +68,7 @@ describe('apply_patch', () => {
         'Patch applied (4 changes): added output/summary.md; updated output/report.md; ' +
         'moved scratch/old-name.txt to scratch/new-name.txt; deleted scratch/notes.txt; checkpoint #4.',
     });
-    expect(await callEvents(services, done.id)).toEqual([
+    expect(await eventTypes(services, { callId: done.id })).toEqual([
       'tool_call_requested',
       'tool_call_started',
       'workspace_changed',
@@ -79,8 +79,8 @@ describe('apply_patch', () => {
 
   test('scenario 015: unlike Codex, a failure after a successful Add leaves the workspace unchanged', async ({
     services,
+    run,
   }) => {
-    const run = await workspaceRun(services);
     await writeFile(services, run.id, 'output/existing.txt', 'untouched\n');
     const before = await snapshot(services);
     // The fixture's paths sit at the top level; here they live under output/, a writable root.
@@ -99,7 +99,7 @@ describe('apply_patch', () => {
     // Codex would have left output/created.txt behind (the fixture's expected/ folder); nothing changed here.
     expect(await snapshot(services)).toEqual(before);
     expect((await services.workspaces.checkpoints(WORKSPACE)).map((c) => c.number)).toEqual([1]);
-    expect(await callEvents(services, failed.id)).toEqual([
+    expect(await eventTypes(services, { callId: failed.id })).toEqual([
       'tool_call_requested',
       'tool_call_started',
       'tool_call_failed',
@@ -108,8 +108,8 @@ describe('apply_patch', () => {
 
   test('context that is not found names the file, the hunk and the lines, and changes nothing', async ({
     services,
+    run,
   }) => {
-    const run = await workspaceRun(services);
     await writeFile(services, run.id, 'output/a.md', 'alpha\nbeta\n');
     await writeFile(services, run.id, 'output/b.md', 'one\ntwo\n');
     const before = await snapshot(services);
@@ -139,8 +139,10 @@ describe('apply_patch', () => {
     expect(await snapshot(services)).toEqual(before);
   });
 
-  test('a patch path that escapes fails the run before anything is read or written', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('a patch path that escapes fails the run before anything is read or written', async ({
+    services,
+    run,
+  }) => {
     await writeFile(services, run.id, 'output/a.md', 'a\n');
     const before = await snapshot(services);
     const failed = await call(services, run.id, 'apply_patch', {
@@ -159,8 +161,7 @@ describe('apply_patch', () => {
     ]);
   });
 
-  test('a patch touching a read-only root is refused whole', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('a patch touching a read-only root is refused whole', async ({ services, run }) => {
     const failed = await call(services, run.id, 'apply_patch', {
       patch: patch('*** Add File: output/ok.md', '+fine', '*** Add File: inputs/brief.md', '+no'),
     });
@@ -169,8 +170,7 @@ describe('apply_patch', () => {
     expect(await services.workspaces.get(WORKSPACE)).toBeNull();
   });
 
-  test('a malformed patch is a recoverable error that says what is wrong', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('a malformed patch is a recoverable error that says what is wrong', async ({ services, run }) => {
     const failed = await call(services, run.id, 'apply_patch', {
       patch: '*** Begin Patch\n*** Frobnicate File: x\n*** End Patch',
     });
