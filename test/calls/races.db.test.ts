@@ -1,13 +1,11 @@
 import { describe, expect } from 'vitest';
-import { dbTest as test } from '../support/fixtures.js';
+import { runTest as test } from '../support/fixtures.js';
 import { admin, agent, allow, approver, eventTypes, newRun, waitFor } from '../support/lifecycle.js';
 
 // On real Postgres these run on a pool of connections and really race; PGlite has one connection
 // and serialises them, so there they check only that the outcome is the same.
 describe('races', () => {
-  test('50 concurrent approve/deny on one call: one decision, one event', async ({ services }) => {
-    await allow(services);
-    const run = await newRun(services);
+  test('50 concurrent approve/deny on one call: one decision, one event', async ({ services, run }) => {
     const held = await services.calls.request({ runId: run.id, name: 'test.dangerous' }, agent);
     const attempts = Array.from({ length: 50 }, (_, i) =>
       i % 2 === 0
@@ -35,9 +33,7 @@ describe('races', () => {
     expect(calls.filter((c) => c.error?.code === 'budget_exhausted')).toHaveLength(15);
   });
 
-  test('concurrent repeats of one providerCallId make one call', async ({ services }) => {
-    await allow(services);
-    const run = await newRun(services);
+  test('concurrent repeats of one providerCallId make one call', async ({ services, run }) => {
     const calls = await Promise.all(
       Array.from({ length: 10 }, () =>
         services.calls.request({ runId: run.id, name: 'test.noop', providerCallId: 'same' }, agent),

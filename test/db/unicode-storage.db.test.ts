@@ -1,13 +1,12 @@
 import { describe, expect } from 'vitest';
-import { dbTest as test } from '../support/fixtures.js';
-import { agent, allow, eventTypes, newRun } from '../support/lifecycle.js';
+import { runTest as test } from '../support/fixtures.js';
+import { agent, eventTypes } from '../support/lifecycle.js';
 
 describe('text Postgres cannot store as JSON', () => {
   test('arguments whose journal summary is cut inside a run of emoji are stored, and the cut keeps whole characters', async ({
     services,
+    run,
   }) => {
-    await allow(services);
-    const run = await newRun(services);
     const text = '😀'.repeat(300);
     const call = await services.calls.request(
       { runId: run.id, name: 'test.echo', arguments: { text } },
@@ -21,9 +20,8 @@ describe('text Postgres cannot store as JSON', () => {
 
   test('a lone surrogate or NUL in arguments is stored as U+FFFD instead of failing the call', async ({
     services,
+    run,
   }) => {
-    await allow(services);
-    const run = await newRun(services);
     const call = await services.calls.request(
       { runId: run.id, name: 'test.echo', arguments: { text: 'half \ud83d and nul \u0000' } },
       agent,

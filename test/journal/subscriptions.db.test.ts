@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import type { JournalEvent } from '../../src/core/journal-event.js';
-import { dbTest as test } from '../support/fixtures.js';
-import { agent, allow, approver, newRun, waitFor } from '../support/lifecycle.js';
+import { runTest as test } from '../support/fixtures.js';
+import { agent, approver, waitFor } from '../support/lifecycle.js';
 
 async function take(iterator: AsyncIterator<JournalEvent>, n: number): Promise<JournalEvent[]> {
   const out: JournalEvent[] = [];
@@ -16,9 +16,8 @@ async function take(iterator: AsyncIterator<JournalEvent>, n: number): Promise<J
 describe('journal subscriptions', () => {
   test('replays from afterSeq, then streams live, with no gap or duplicate at the seam', async ({
     services,
+    run,
   }) => {
-    await allow(services);
-    const run = await newRun(services);
     await services.calls.request({ runId: run.id, name: 'test.noop' }, agent);
     const stream = services.journal.stream({ runId: run.id }, 0n);
     const iterator = stream[Symbol.asyncIterator]();
@@ -42,9 +41,8 @@ describe('journal subscriptions', () => {
 
   test('a subscriber that disconnects and resumes from its last position while writers go on misses nothing and sees nothing twice', async ({
     services,
+    run,
   }) => {
-    await allow(services);
-    const run = await newRun(services);
     let writing = true;
     const writer = (async () => {
       let n = 0;
@@ -74,9 +72,8 @@ describe('journal subscriptions', () => {
 
   test('the approval queue shows pending calls, then each call entering and leaving', async ({
     services,
+    run,
   }) => {
-    await allow(services);
-    const run = await newRun(services);
     const first = await services.calls.request({ runId: run.id, name: 'test.dangerous' }, agent);
     const listenersBefore = services.bus.subscriberCount;
     const queue = services.journal.approvalQueue()[Symbol.asyncIterator]();
