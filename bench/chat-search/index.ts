@@ -95,7 +95,7 @@ export async function main(args: string[]): Promise<void> {
         `(chat_messages with indexes: ${size!.size}); ${samples} samples per query after ${WARMUP} warm-up runs\n\n`,
     );
 
-    const tool = searchTool();
+    const tool = searchTool(chats);
     const invocation = (query: string) =>
       ({
         run: { chatId: CHAT_ID },

@@ -7,7 +7,7 @@ import { createAppServer } from '../../src/app/server.js';
 import { createServices } from '../../src/app/services.js';
 import type { BuiltInTool } from '../../src/calls/tool-contract.js';
 import type { Principal } from '../../src/core/auth.js';
-import { createLogger } from '../../src/core/logger.js';
+import { createLogger } from '../../src/app/logger.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { runs, toolCalls } from '../../src/db/schema.js';

@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { workspaceConfigFrom } from '../features/workspace/config-file.js';
-import { DEFAULT_WORKSPACE_CONFIG, type WorkspaceConfig } from '../features/workspace/rules/config.js';
+import {
+  DEFAULT_WORKSPACE_CONFIG,
+  type WorkspaceConfig,
+  workspaceConfigFrom,
+} from '../features/workspace/index.js';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 

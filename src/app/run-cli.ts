@@ -1,17 +1,28 @@
 import { parseArgs } from 'node:util';
-import { mcpCommands } from '../bridge/mcp/cli.js';
+import { mcpCommands } from '../bridge/mcp/index.js';
 import { type CliIo, type Command, UsageError } from '../cli/command.js';
 import { DomainError } from '../core/errors.js';
-import { createLogger } from '../core/logger.js';
-import { chatCommands } from '../features/chat/cli.js';
-import { tokenCommands } from '../features/tokens/cli.js';
-import { workspaceCommands } from '../features/workspace/cli.js';
+import { chatCommands } from '../features/chat/index.js';
+import { skillCommands } from '../features/skill/index.js';
+import { tokenCommands } from '../features/tokens/index.js';
+import { workspaceCommands } from '../features/workspace/index.js';
+import { worldInfoCommands } from '../features/worldinfo/index.js';
 import { bootstrap } from './bootstrap.js';
 import { loadConfig } from './config.js';
+import { createLogger } from './logger.js';
 
-export const commands: Command[] = [...tokenCommands, ...workspaceCommands, ...chatCommands, ...mcpCommands];
+import type { Services } from './services.js';
 
-function help(io: CliIo, command?: Command): void {
+const commands: Command<Services>[] = [
+  ...tokenCommands,
+  ...workspaceCommands,
+  ...chatCommands,
+  ...skillCommands,
+  ...worldInfoCommands,
+  ...mcpCommands,
+];
+
+function help(io: CliIo, command?: Command<Services>): void {
   if (command) {
     io.out(`usage: npm run cli -- ${command.usage}\n\n${command.summary}`);
     for (const [name, option] of Object.entries(command.options ?? {}))

@@ -1,28 +1,45 @@
-import { type BridgeOptions, ExtensionBridge } from '../bridge/extension/index.js';
-import { type ConnectionOptions, defaultConnectionOptions } from '../bridge/mcp/connection.js';
-import { McpExecutor } from '../bridge/mcp/executor.js';
-import { McpConnectionManager } from '../bridge/mcp/manager.js';
-import { McpServerService } from '../bridge/mcp/service.js';
+import {
+  BridgeHub,
+  type BridgeOptions,
+  defaultBridgeOptions,
+  ExtensionAnswerService,
+  ExtensionBridge,
+  ExtensionExecutor,
+  ExtensionToolService,
+  InvocationStore,
+} from '../bridge/extension/index.js';
+import {
+  type ConnectionOptions,
+  defaultConnectionOptions,
+  McpConnectionManager,
+  McpExecutor,
+  McpServerService,
+} from '../bridge/mcp/index.js';
+import { BuiltInExecutor } from '../calls/built-in-executor.js';
 import { Dispatcher, type DispatcherOptions, defaultDispatcherOptions } from '../calls/dispatcher.js';
 import { PolicyService } from '../calls/policy-service.js';
 import { RegistryService } from '../calls/registry-service.js';
 import { RunService } from '../calls/run-service.js';
 import { ToolCallService } from '../calls/tool-call-service.js';
-import { BuiltInExecutor, type BuiltInTool, type ToolExecutor } from '../calls/tool-contract.js';
+import type { BuiltInTool, ToolExecutor } from '../calls/tool-contract.js';
 import type { Logger } from '../core/logger.js';
 import { countTokens } from '../core/tokens.js';
 import type { Database } from '../db/client.js';
-import { ChatService } from '../features/chat/service.js';
-import { SkillService } from '../features/skill/service.js';
-import { TokenService } from '../features/tokens/service.js';
-import type { WorkspaceConfig } from '../features/workspace/rules/config.js';
-import { WorkspaceService } from '../features/workspace/service.js';
-import { WorldInfoService } from '../features/worldinfo/service.js';
+import { ChatService, chatTools } from '../features/chat/index.js';
+import { SkillService, skillTools } from '../features/skill/index.js';
+import { TokenService } from '../features/tokens/index.js';
+import {
+  createWorkspaces,
+  DEFAULT_WORKSPACE_CONFIG,
+  type WorkspaceConfig,
+  type Workspaces,
+  workspaceTools,
+} from '../features/workspace/index.js';
+import { WorldInfoService, worldInfoTools } from '../features/worldinfo/index.js';
 import { JournalBus } from '../journal/bus.js';
 import { JournalService } from '../journal/service.js';
 import { ContextService } from '../model/context/service.js';
 import { ModelService } from '../model/service.js';
-import { builtInTools } from './built-in-tools.js';
 
 /** Every service a request may reach, built once per process over one database. */
 export interface Services {
@@ -37,7 +54,7 @@ export interface Services {
   journal: JournalService;
   dispatcher: Dispatcher;
   builtIns: BuiltInExecutor;
-  workspaces: WorkspaceService;
+  workspaces: Workspaces;
   chats: ChatService;
   skills: SkillService;
   worldInfo: WorldInfoService;
@@ -53,7 +70,7 @@ export interface Services {
 }
 
 export interface ServiceOptions {
-  /** Extra BUILT_IN tools: tests pass their own here; production uses only `builtInTools()`. */
+  /** Extra BUILT_IN tools: tests pass their own here; production uses only the feature families. */
   extraTools?: BuiltInTool[];
   /** Workspace roots and per-profile narrowing (WORKSPACE_CONFIG). */
   workspace?: WorkspaceConfig;
@@ -66,6 +83,10 @@ export interface ServiceOptions {
   mcp?: Partial<ConnectionOptions>;
 }
 
+/**
+ * The one composition root: every service is constructed here and handed what it needs, tool
+ * families included (a tool gets its feature's service when it is built, never a database handle).
+ */
 export function createServices(database: Database, logger: Logger, options: ServiceOptions = {}): Services {
   const db = database.db;
   const registry = new RegistryService(db);
@@ -73,15 +94,38 @@ export function createServices(database: Database, logger: Logger, options: Serv
   const runs = new RunService(db);
   const calls = new ToolCallService(db, runs, registry, policy);
   const bus = new JournalBus(database, logger, options.busPollMs);
+
+  const workspaces = createWorkspaces(db, options.workspace ?? DEFAULT_WORKSPACE_CONFIG);
   const chats = new ChatService(db);
-  const builtIns = new BuiltInExecutor([...builtInTools(options.workspace), ...(options.extraTools ?? [])]);
-  const extensions = new ExtensionBridge(database, logger, options.bridge);
+  const skills = new SkillService(db);
+  const worldInfo = new WorldInfoService(db, chats);
+  const builtIns = new BuiltInExecutor([
+    ...workspaceTools(workspaces),
+    ...chatTools(chats),
+    ...skillTools(skills),
+    ...worldInfoTools(worldInfo),
+    ...(options.extraTools ?? []),
+  ]);
+
+  const extensionStore = new InvocationStore(db);
+  const extensionHub = new BridgeHub(database, extensionStore, logger, {
+    ...defaultBridgeOptions,
+    ...options.bridge,
+  });
+  const extensions = new ExtensionBridge({
+    tools: new ExtensionToolService(db),
+    store: extensionStore,
+    hub: extensionHub,
+    executor: new ExtensionExecutor(extensionStore, extensionHub),
+    answers: new ExtensionAnswerService(db),
+  });
   const mcpServers = new McpServerService(db);
   const mcpConnections = new McpConnectionManager(db, bus, logger, {
     ...defaultConnectionOptions,
     ...options.mcp,
   });
   mcpServers.onChange((name) => mcpConnections.reconcile(name));
+
   const dispatcher = new Dispatcher(
     db,
     calls,
@@ -90,14 +134,9 @@ export function createServices(database: Database, logger: Logger, options: Serv
     [builtIns, extensions.executor, ...(options.executors ?? []), new McpExecutor(mcpConnections)],
     bus,
     logger,
-    {
-      ...defaultDispatcherOptions,
-      ...options.dispatcher,
-    },
+    { ...defaultDispatcherOptions, ...options.dispatcher },
   );
   calls.onDispatch((callId) => dispatcher.dispatch(callId));
-  const workspaces = new WorkspaceService(db, options.workspace);
-  const worldInfo = new WorldInfoService(db, chats);
   const context = new ContextService(db, runs, chats, worldInfo, workspaces);
   return {
     database,
@@ -113,7 +152,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
     builtIns,
     workspaces,
     chats,
-    skills: new SkillService(db),
+    skills,
     worldInfo,
     context,
     models: new ModelService(db, runs, policy, calls, context),

@@ -1,7 +1,7 @@
 import type { BuiltInTool } from '../calls/tool-contract.js';
-import { createLogger } from '../core/logger.js';
 import { bootstrap } from './bootstrap.js';
 import type { Config } from './config.js';
+import { createLogger } from './logger.js';
 import { createAppServer } from './server.js';
 
 export interface StartOptions {

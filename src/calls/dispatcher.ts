@@ -6,7 +6,7 @@ import type { Logger } from '../core/logger.js';
 import { RecoverableToolError, SystemFailure } from '../core/tool-errors.js';
 import type { ToolError, ToolResult } from '../core/tool-result.js';
 import type { Db } from '../db/client.js';
-import { toolCalls } from '../db/schema.js';
+import { toolCalls } from './tables.js';
 import { appendEvents } from '../journal/append.js';
 import type { JournalBus } from '../journal/bus.js';
 import type { RegistryService } from './registry-service.js';
@@ -250,7 +250,6 @@ export class Dispatcher {
       arguments: call.arguments as Record<string, unknown>,
       signal: controller.signal,
       deadline,
-      db: this.db,
       transaction: (work) =>
         this.db.transaction((tx) =>
           work(tx, (events) =>

@@ -12,7 +12,7 @@ import {
 } from '../core/policy-rule.js';
 import { normalizeBudget } from '../core/tool-spec.js';
 import type { Db } from '../db/client.js';
-import { policyRules } from '../db/schema.js';
+import { policyRules } from './tables.js';
 import type { Executor } from '../db/tx.js';
 import type { RegistryService } from './registry-service.js';
 

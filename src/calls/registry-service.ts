@@ -12,7 +12,7 @@ import {
 } from '../core/tool-input.js';
 import type { ToolSource, ToolSpec } from '../core/tool-spec.js';
 import type { Db } from '../db/client.js';
-import { tools } from '../db/schema.js';
+import { tools } from './tables.js';
 
 type ToolRow = typeof tools.$inferSelect;
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { resourceLinks, resources } from '../db/schema.js';
+import { resourceLinks, resources } from './tables.js';
 import type { Executor } from '../db/tx.js';
 import type { StoredResource } from './tool-contract.js';
 

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, lt, or, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { renderApprovalMessage } from '../bridge/extension/rules/approval-message.js';
+import { renderApprovalMessage } from '../core/approval-message.js';
 import { actorOf, type Principal } from '../core/auth.js';
 import {
   approvalDenied,
@@ -20,7 +20,7 @@ import { resolvePolicy } from '../core/policy.js';
 import type { ToolError } from '../core/tool-result.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { Db } from '../db/client.js';
-import { type DecisionRecord, type ToolSnapshot, toolCalls } from '../db/schema.js';
+import { type DecisionRecord, type ToolSnapshot, toolCalls } from './tables.js';
 import type { Tx } from '../db/tx.js';
 import { appendEvents } from '../journal/append.js';
 import type { PolicyService } from './policy-service.js';

@@ -1,7 +1,6 @@
 import type { NewJournalEvent } from '../core/journal-event.js';
 import type { ContentPart, ToolUsage } from '../core/tool-result.js';
 import type { ToolSpec } from '../core/tool-spec.js';
-import type { Db } from '../db/client.js';
 import type { Tx } from '../db/tx.js';
 
 /** The run a call belongs to, as a tool needs it. */
@@ -21,7 +20,11 @@ export interface StoredResource {
   size: number;
 }
 
-/** Everything a tool may use while it runs. The same shape serves built-in, extension and MCP tools. */
+/**
+ * Everything a tool may use while it runs. The same shape serves built-in, extension and MCP tools.
+ * There is no database handle here: a tool family gets the services it needs when it is built
+ * (app/services.ts), and writes that must commit with the call go through `transaction`.
+ */
 export interface Invocation {
   callId: string;
   run: RunScope;
@@ -36,7 +39,6 @@ export interface Invocation {
    * up to the dispatcher's maximum total time for a call.
    */
   progress?(): void;
-  db: Db;
   /**
    * Runs `work` in one transaction; events given to `journal` commit with its writes or not at
    * all (a workspace write, its checkpoint and its journal event are one commit).
@@ -71,25 +73,4 @@ export interface ToolExecutor {
 export interface BuiltInTool {
   spec: Omit<ToolSpec, 'source' | 'enabled'>;
   run(invocation: Invocation): Promise<ToolOutput>;
-}
-
-/** Executes the BUILT_IN tools this process was started with. */
-export class BuiltInExecutor implements ToolExecutor {
-  private readonly tools: Map<string, BuiltInTool>;
-
-  constructor(tools: readonly BuiltInTool[]) {
-    this.tools = new Map(tools.map((t) => [t.spec.name, t]));
-  }
-
-  get definitions(): BuiltInTool[] {
-    return [...this.tools.values()];
-  }
-
-  canExecute(spec: ToolSpec): boolean {
-    return spec.source === 'BUILT_IN' && this.tools.has(spec.name);
-  }
-
-  execute(invocation: Invocation): Promise<ToolOutput> {
-    return this.tools.get(invocation.spec.name)!.run(invocation);
-  }
 }

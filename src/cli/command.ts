@@ -1,11 +1,15 @@
-import type { Services } from '../app/services.js';
+import { statSync } from 'node:fs';
 
 export interface CliIo {
   out(line: string): void;
   err(line: string): void;
 }
 
-export interface Command {
+/**
+ * One CLI command. `S` is the part of the services it needs: a feature names only its own, and
+ * the composition root (app/run-cli.ts) hands every command the whole set.
+ */
+export interface Command<S = unknown> {
   /** Words that select the command, e.g. ['token', 'create']. */
   path: string[];
   summary: string;
@@ -16,11 +20,20 @@ export interface Command {
   >;
   run(
     args: { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] },
-    services: Services,
+    services: S,
     io: CliIo,
   ): Promise<number>;
 }
 
 export class UsageError extends Error {
   override name = 'UsageError';
+}
+
+/** A path argument that must name an existing file or directory; a usage error otherwise. */
+export function existingPath(path: string | undefined, what: string, kind: 'file' | 'directory'): string {
+  if (!path) throw new UsageError(`the ${what} is required`);
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat || (kind === 'file' ? !stat.isFile() : !stat.isDirectory()))
+    throw new UsageError(`no such ${kind}: ${path}`);
+  return path;
 }

@@ -1,7 +1,4 @@
-import { pino } from 'pino';
+import type { pino } from 'pino';
 
+/** The structured logger every service takes; only the composition root creates one (app/logger.ts). */
 export type Logger = pino.Logger;
-
-export function createLogger(level: string): Logger {
-  return pino({ level, base: { service: 'agent-tool-system' } });
-}

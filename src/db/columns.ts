@@ -10,3 +10,13 @@ export const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array 
   dataType: () => 'bytea',
   fromDriver: (value) => (Buffer.isBuffer(value) ? value : Buffer.from(value)),
 });
+
+/**
+ * `json`, not `jsonb`: Postgres keeps json text exactly as given (key order, spacing, number
+ * spellings), which a lossless export needs. Both drivers parse json on the way out, so code that
+ * needs the exact text selects `column::text`.
+ */
+export const rawJson = customType<{ data: string; driverData: string }>({
+  dataType: () => 'json',
+  fromDriver: (value) => (typeof value === 'string' ? value : JSON.stringify(value)),
+});

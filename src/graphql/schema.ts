@@ -11,6 +11,8 @@ import '../journal/graphql.js';
 import '../calls/graphql/resource.js';
 import '../features/workspace/graphql.js';
 import '../features/chat/graphql.js';
+import '../features/skill/graphql.js';
+import '../features/worldinfo/graphql.js';
 import '../model/graphql.js';
 import '../model/context/graphql.js';
 import '../bridge/extension/graphql.js';

@@ -2,7 +2,6 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import type { Services } from '../app/services.js';
 import type { Principal } from '../core/auth.js';
 import type { GraphQLContext } from './context.js';
 import { maskError } from './errors.js';
@@ -25,7 +24,7 @@ function authorizationOf(initial: Record<string, unknown>): unknown {
   return params?.authorization ?? params?.Authorization;
 }
 
-export function createGraphQLHandler(services: Services): Yoga {
+export function createGraphQLHandler(services: GraphQLContext['services']): Yoga {
   return createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type JournalEvent, MAX_PAYLOAD_BYTES, type NewJournalEvent } from '../core/journal-event.js';
 import { cutAt } from '../core/unicode.js';
-import { journalEvents } from '../db/schema.js';
+import { journalEvents } from './tables.js';
 import { type Executor, rowsOf } from '../db/tx.js';
 
 export const JOURNAL_CHANNEL = 'ats_journal';

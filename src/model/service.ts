@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { isOpen, outcomeOf } from '../calls/call-outcomes.js';
+import { isOpen, outcomeOf } from './call-outcomes.js';
 import type { PolicyService } from '../calls/policy-service.js';
 import type { RunRow, RunService } from '../calls/run-service.js';
 import { assertMayRead } from '../calls/run-service.js';
@@ -19,7 +19,8 @@ import type { ToolCallRequest } from '../core/tool-call.js';
 import type { ToolError } from '../core/tool-result.js';
 import { cutAt } from '../core/unicode.js';
 import type { Db } from '../db/client.js';
-import { modelTurns, toolCalls } from '../db/schema.js';
+import { modelTurns } from './tables.js';
+import { toolCalls } from '../db/schema.js';
 import type { Tx } from '../db/tx.js';
 import { type ConversationTurn, renderModelRequest } from './context/render.js';
 import { type ContextService, choosePreset, type PresetChoice } from './context/service.js';

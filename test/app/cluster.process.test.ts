@@ -6,6 +6,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { testPostgresUrl, withDatabase } from '../support/env.js';
+import { waitFor } from '../support/lifecycle.js';
 import { graphqlOver, type ServerProcess, startServer } from '../support/server-process.js';
 
 /** Several real server processes on one real Postgres: what PGlite (one process) cannot show. */
@@ -42,15 +43,8 @@ async function eventsOf(server: ServerProcess, filter: { runId?: string; callId?
   return res.data.journal.edges.map((e: { node: { seq: string; type: string; callId: string } }) => e.node);
 }
 
-async function until<T>(probe: () => Promise<T | false | null | undefined>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+// Server processes on a shared machine answer slowly: wait longer and poll less often.
+const until = <T>(probe: () => Promise<T | false | null | undefined>, ms = 30_000) => waitFor(probe, ms, 100);
 
 async function newRun(server: ServerProcess) {
   return (await gql(server, 'mutation { createRun(input: { profileId: "p1" }) { id } }')).data.createRun

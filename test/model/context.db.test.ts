@@ -1,7 +1,9 @@
 import { describe, expect } from 'vitest';
+import type { Services } from '../../src/app/services.js';
+import type { RunRow } from '../../src/calls/run-service.js';
 import { countTokens } from '../../src/core/tokens.js';
 import { chatJsonl } from '../support/chat.js';
-import { dbTest as test } from '../support/fixtures.js';
+import { dbTest } from '../support/fixtures.js';
 import { agent, allow, eventTypes, newRun, waitFor } from '../support/lifecycle.js';
 import { type Json, loopClient } from '../support/model-loop.js';
 
@@ -29,22 +31,37 @@ const LORE = JSON.stringify({
   },
 });
 
-describe('context frames', () => {
-  const setUp = async (
-    { services }: Json,
-    texts = ['Hello there.', 'Welcome, traveler.', 'Where are the dragons?'],
-  ) => {
-    await allow(services);
-    await services.chats.importChat(chatJsonl(texts), { id: 'c1', actor: 'test' });
-    const run = await newRun(services, { chatId: 'c1', workspaceId: 'ws-ctx' });
-    return run;
-  };
+/** A run on chat c1 and workspace ws-ctx that may call every test tool. */
+async function chatRun(
+  services: Services,
+  texts = ['Hello there.', 'Welcome, traveler.', 'Where are the dragons?'],
+) {
+  await allow(services);
+  await services.chats.importChat(chatJsonl(texts), { id: 'c1', actor: 'test' });
+  return newRun(services, { chatId: 'c1', workspaceId: 'ws-ctx' });
+}
 
+/**
+ * `run`: a chat run (see chatRun); `loopRun`: a run the agent created over GraphQL, the test tools
+ * allowed, with the agent's client for it.
+ */
+const test = dbTest.extend<{ run: RunRow; loopRun: { loop: ReturnType<typeof loopClient>; runId: string } }>({
+  run: async ({ services }, use) => {
+    await use(await chatRun(services));
+  },
+  loopRun: async ({ services, gql, tokens }, use) => {
+    await allow(services);
+    const loop = loopClient(gql, tokens);
+    await use({ loop, runId: await loop.createRun({ profileId: 'p1', userId: 'u1' }) });
+  },
+});
+
+describe('context frames', () => {
   test('the default preset: world info, chat history and tool results in that order, counted in o200k tokens', async ({
     services,
     gql,
+    run,
   }) => {
-    const run = await setUp({ services });
     const book = await services.worldInfo.importLorebook({ json: LORE, fileName: 'lore.json' }, 'test');
     const activation = await services.worldInfo.recordActivation(
       { runId: run.id, entries: [{ lorebookId: book.id, uid: 0 }] },
@@ -93,7 +110,7 @@ describe('context frames', () => {
     gql,
   }) => {
     const texts = Array.from({ length: 40 }, (_, i) => `Message number ${i} about the long road north.`);
-    const run = await setUp({ services }, texts);
+    const run = await chatRun(services, texts);
     const preset = { components: [{ kind: 'CHAT_HISTORY', tokenBudget: 60, overflow: 'TRUNCATE' }] };
     const frame = (await gql(FRAME, { runId: run.id, preset })).data!.contextFrame;
     const [chat] = frame.components;
@@ -108,12 +125,12 @@ describe('context frames', () => {
   test('SUMMARIZE keeps the head and the tail of a workspace file with the middle marked', async ({
     services,
     gql,
+    run,
   }) => {
-    const run = await setUp({ services });
     const long = Array.from({ length: 200 }, (_, i) => `line ${i}`).join('\n');
-    const session = services.workspaces.operatorSession('ws-ctx', 'test');
-    await services.workspaces.write(session, { path: 'output/notes.md', content: long, mode: 'create' });
-    await services.workspaces.write(session, {
+    const session = services.workspaces.admin.operatorSession('ws-ctx', 'test');
+    await services.workspaces.sessions.write(session, { path: 'output/notes.md', content: long, mode: 'create' });
+    await services.workspaces.sessions.write(session, {
       path: 'scratch/other.md',
       content: 'not chosen',
       mode: 'create',
@@ -131,8 +148,7 @@ describe('context frames', () => {
     expect(files.content).not.toContain('not chosen');
   });
 
-  test('DROP leaves an optional component out and journals it', async ({ services, gql }) => {
-    const run = await setUp({ services });
+  test('DROP leaves an optional component out and journals it', async ({ services, gql, run }) => {
     const preset = {
       name: 'tight',
       components: [
@@ -171,8 +187,8 @@ describe('context frames', () => {
   test('the same drop is journaled once however often the frame is assembled, and again once its content changes', async ({
     services,
     gql,
+    run,
   }) => {
-    const run = await setUp({ services });
     const preset = {
       name: 'no-room',
       components: [{ kind: 'TOOL_RESULTS', tokenBudget: 5, overflow: 'DROP' }],
@@ -196,8 +212,12 @@ describe('context frames', () => {
     expect(tokens[1]).toBeGreaterThan(tokens[0]!);
   });
 
-  test("a VIEWER's frame shows what was dropped but journals nothing", async ({ services, gql, tokens }) => {
-    const run = await setUp({ services });
+  test("a VIEWER's frame shows what was dropped but journals nothing", async ({
+    services,
+    gql,
+    tokens,
+    run,
+  }) => {
     const res = await gql(FRAME, { runId: run.id, preset: tightPreset }, tokens.VIEWER);
     expect(res.data!.contextFrame.dropped).toMatchObject([
       { kind: 'CHAT_HISTORY', reason: 'component_budget' },
@@ -208,8 +228,8 @@ describe('context frames', () => {
   test('over the total budget, optional components go lowest priority first; required ones stay', async ({
     services,
     gql,
+    run,
   }) => {
-    const run = await setUp({ services });
     await services.calls.request(
       { runId: run.id, name: 'test.echo', arguments: { text: 'x '.repeat(50) } },
       agent,
@@ -229,10 +249,9 @@ describe('context frames', () => {
   });
 
   test('FAIL gives CONTEXT_BUDGET_EXCEEDED with the component, its tokens and its budget', async ({
-    services,
     gql,
+    run,
   }) => {
-    const run = await setUp({ services });
     const preset = { components: [{ kind: 'CHAT_HISTORY', tokenBudget: 3, overflow: 'FAIL' }] };
     const res = await gql(FRAME, { runId: run.id, preset });
     expect(res.errors![0]!.extensions).toMatchObject({
@@ -254,8 +273,8 @@ describe('context frames', () => {
   test('tool results in SUMMARY form are cut to their first tokens with the full size', async ({
     services,
     gql,
+    run,
   }) => {
-    const run = await setUp({ services });
     const long = Array.from({ length: 300 }, (_, i) => `word${i}`).join(' ');
     const big = await services.calls.request(
       { runId: run.id, name: 'test.echo', arguments: { text: long } },
@@ -271,10 +290,9 @@ describe('context frames', () => {
   });
 
   test('presets are validated: unknown names, both forms, DROP on a required component', async ({
-    services,
     gql,
+    run,
   }) => {
-    const run = await setUp({ services });
     const codes = async (vars: Record<string, unknown>) =>
       ((await gql(FRAME, { runId: run.id, ...vars })).errors ?? []).map((e) => e.extensions?.code);
     expect(await codes({ presetName: 'nope' })).toEqual(['BAD_USER_INPUT']);
@@ -313,13 +331,10 @@ describe('tool results in the next request', () => {
   });
 
   test('a preset without TOOL_RESULTS still answers every call, without the output; calls the runtime made go in the context block', async ({
-    services,
     gql,
     tokens,
+    loopRun: { loop, runId },
   }) => {
-    await allow(services);
-    const loop = loopClient(gql, tokens);
-    const runId = await loop.createRun({ profileId: 'p1', userId: 'u1' });
     const own = await gql(
       'mutation($runId: ID!) { requestToolCall(input: { runId: $runId, name: "test.echo", arguments: { text: "runtime" } }) { id } }',
       { runId },
@@ -358,10 +373,8 @@ describe('tool results in the next request', () => {
     services,
     gql,
     tokens,
+    loopRun: { loop, runId },
   }) => {
-    await allow(services);
-    const loop = loopClient(gql, tokens);
-    const runId = await loop.createRun({ profileId: 'p1', userId: 'u1' });
     const turn = openAiTurn([['call_bad', 'test_echo', '{"text": "unterminated']]);
     const first = await loop.submit(runId, 'OPENAI_CHAT', turn);
     expect(first.toolCalls).toMatchObject([
@@ -399,10 +412,8 @@ describe('tool results in the next request', () => {
     services,
     gql,
     tokens,
+    loopRun: { loop, runId },
   }) => {
-    await allow(services);
-    const loop = loopClient(gql, tokens);
-    const runId = await loop.createRun({ profileId: 'p1', userId: 'u1' });
     const submitting = loop.submit(runId, 'GEMINI', {
       responseId: 'r1',
       candidates: [

@@ -2,12 +2,11 @@ import { createClient } from 'graphql-ws';
 import { onTestFinished } from 'vitest';
 import WebSocket from 'ws';
 import { type AppServer, createAppServer } from '../../src/app/server.js';
-import { createServices, type Services } from '../../src/app/services.js';
-import { createLogger } from '../../src/core/logger.js';
+import type { Services } from '../../src/app/services.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import type { TestDatabase } from './database.js';
 import { graphqlOver } from './server-process.js';
-import { testTools } from './test-tools.js';
+import { startServices } from './services.js';
 
 /**
  * One server "process": its own services (dispatcher, journal bus, bridge hub) and HTTP + graphql-ws
@@ -26,13 +25,7 @@ export async function startNode(testDb: TestDatabase, ownConnection = false): Pr
   if (ownConnection && testDb.url) {
     database = await openDatabase({ driver: 'postgres', url: testDb.url, max: 4 });
   }
-  const services = createServices(database, createLogger('silent'), {
-    extraTools: testTools,
-    dispatcher: { leaseMs: 2_000, pollMs: 100, orphanAfterMs: 1_000, defaultTimeoutMs: 10_000 },
-    busPollMs: 200,
-    bridge: { pollMs: 100, connectionLeaseMs: 2_000 },
-  });
-  await services.start();
+  const services = await startServices(database, { bridge: { pollMs: 100, connectionLeaseMs: 2_000 } });
   const server = createAppServer(services);
   const address = await server.listen(0, '127.0.0.1');
   const url = `http://127.0.0.1:${address.port}/graphql`;

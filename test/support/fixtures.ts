@@ -1,12 +1,11 @@
 import { test as base, inject } from 'vitest';
-import { createServices, type Services } from '../../src/app/services.js';
+import type { Services } from '../../src/app/services.js';
 import type { RunRow } from '../../src/calls/run-service.js';
 import type { Principal } from '../../src/core/auth.js';
-import { createLogger } from '../../src/core/logger.js';
 import { createGraphQLHandler, type Yoga } from '../../src/graphql/yoga.js';
 import { createTestDatabase, resetDatabase, type TestDatabase } from './database.js';
 import { allow, newRun } from './lifecycle.js';
-import { testTools } from './test-tools.js';
+import { startServices } from './services.js';
 import { workspaceRun } from './workspace.js';
 
 export type Role = Principal['role'];
@@ -60,12 +59,7 @@ export const dbTest = base.extend<{ $test: Fixtures; $file: FileFixtures }>({
     await use(fileDb);
   },
   services: async ({ testDb }, use) => {
-    const services = createServices(testDb.database, createLogger('silent'), {
-      extraTools: testTools,
-      dispatcher: { leaseMs: 2_000, pollMs: 100, orphanAfterMs: 1_000, defaultTimeoutMs: 10_000 },
-      busPollMs: 200,
-    });
-    await services.start();
+    const services = await startServices(testDb.database);
     await use(services);
     await services.stop();
   },

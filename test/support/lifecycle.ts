@@ -39,15 +39,17 @@ export async function eventTypes(services: Services, filter: { runId?: string; c
   return events.map((e) => e.type);
 }
 
+/** Polls `probe` every `pollMs` until it gives a truthy value, which it returns. */
 export async function waitFor<T>(
   probe: () => Promise<T | null | undefined | false>,
   timeoutMs = 10_000,
+  pollMs = 25,
 ): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value) return value;
     if (Date.now() > until) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, pollMs));
   }
 }

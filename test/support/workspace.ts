@@ -1,10 +1,9 @@
-import { createServices, type Services } from '../../src/app/services.js';
+import type { Services } from '../../src/app/services.js';
 import type { ToolCallRow } from '../../src/calls/tool-call-service.js';
-import { createLogger } from '../../src/core/logger.js';
 import type { WorkspaceConfig } from '../../src/features/workspace/rules/config.js';
-import { workspaceTools } from '../../src/features/workspace/tools/index.js';
 import type { TestDatabase } from './database.js';
 import { admin, agent, approver, newRun, waitFor } from './lifecycle.js';
+import { startServices } from './services.js';
 
 export const WORKSPACE = 'ws-1';
 
@@ -52,11 +51,5 @@ export async function writeFile(
 
 /** Services whose workspace tools use `config` (profiles, requirements), started over the test database. */
 export async function servicesWith(testDb: TestDatabase, config: WorkspaceConfig): Promise<Services> {
-  const services = createServices(testDb.database, createLogger('silent'), {
-    extraTools: workspaceTools(config),
-    dispatcher: { leaseMs: 2_000, pollMs: 100, orphanAfterMs: 1_000, defaultTimeoutMs: 10_000 },
-    busPollMs: 200,
-  });
-  await services.start();
-  return services;
+  return startServices(testDb.database, { workspace: config });
 }

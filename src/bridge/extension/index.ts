@@ -1,14 +1,17 @@
 import type { Principal } from '../../core/auth.js';
-import type { Logger } from '../../core/logger.js';
-import type { Database } from '../../db/client.js';
-import { ExtensionAnswerService } from './answers.js';
-import { ExtensionExecutor } from './executor.js';
-import { BridgeHub, type BridgeOptions, defaultBridgeOptions } from './hub.js';
-import { type InvocationRow, InvocationStore } from './invocations.js';
-import { ExtensionToolService } from './tools.js';
+import type { ExtensionAnswerService } from './answers.js';
+import type { ExtensionExecutor } from './executor.js';
+import type { BridgeHub } from './hub.js';
+import type { InvocationRow, InvocationStore } from './invocations.js';
+import type { ExtensionToolService } from './tools.js';
 
+export { ExtensionAnswerService } from './answers.js';
+export { ExtensionExecutor } from './executor.js';
 export type { BridgeOptions } from './hub.js';
+export { BridgeHub, defaultBridgeOptions } from './hub.js';
 export type { ExtensionConnectionRow, InvocationRow } from './invocations.js';
+export { InvocationStore } from './invocations.js';
+export { ExtensionToolService } from './tools.js';
 
 /** The extension tool bridge of one process: registration, dispatch, answers and connections. */
 export class ExtensionBridge {
@@ -18,12 +21,18 @@ export class ExtensionBridge {
   readonly executor: ExtensionExecutor;
   private readonly answers: ExtensionAnswerService;
 
-  constructor(database: Database, logger: Logger, options: Partial<BridgeOptions> = {}) {
-    this.tools = new ExtensionToolService(database.db);
-    this.store = new InvocationStore(database.db);
-    this.hub = new BridgeHub(database, this.store, logger, { ...defaultBridgeOptions, ...options });
-    this.executor = new ExtensionExecutor(this.store, this.hub);
-    this.answers = new ExtensionAnswerService(database.db);
+  constructor(parts: {
+    tools: ExtensionToolService;
+    store: InvocationStore;
+    hub: BridgeHub;
+    executor: ExtensionExecutor;
+    answers: ExtensionAnswerService;
+  }) {
+    this.tools = parts.tools;
+    this.store = parts.store;
+    this.hub = parts.hub;
+    this.executor = parts.executor;
+    this.answers = parts.answers;
   }
 
   start(): Promise<void> {

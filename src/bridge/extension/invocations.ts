@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { bridgeInvocations, extensionConnections } from '../../db/schema.js';
+import { bridgeInvocations, extensionConnections } from './tables.js';
 import type { Executor } from '../../db/tx.js';
 import type { BridgeInvocationStatus } from './rules/extension-tool.js';
 import { signal } from './signals.js';

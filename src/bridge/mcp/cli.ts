@@ -1,5 +1,7 @@
 import { type Command, UsageError } from '../../cli/command.js';
+import type { McpConnectionManager } from './manager.js';
 import type { McpServerConfig } from './rules/mcp-server.js';
+import type { McpServerService } from './service.js';
 
 const CLI_ACTOR = 'cli:mcp';
 
@@ -41,13 +43,18 @@ const transportOptions = {
   },
 } as const;
 
-export const mcpCommands: Command[] = [
+type McpCommand = Command<{ mcpServers: McpServerService; mcpConnections: McpConnectionManager }>;
+
+export const mcpCommands: McpCommand[] = [
   {
     path: ['mcp', 'add'],
     summary: 'Configure an MCP server (stdio with --command, or Streamable HTTP with --url).',
     usage:
       'mcp add <name> (--command <cmd> [--env K=V]... [--cwd <dir>] [-- <args>...] | --url <url> [--header K=V]...) [--disabled]',
-    options: { ...transportOptions, disabled: { type: 'boolean', description: 'add it without connecting' } },
+    options: {
+      ...transportOptions,
+      disabled: { type: 'boolean', description: 'add it without connecting' },
+    },
     async run({ values, positionals }, services, io) {
       const [name, ...args] = positionals;
       if (!name) throw new UsageError('the server name is required');
@@ -141,7 +148,7 @@ export const mcpCommands: Command[] = [
     },
   },
   ...(['enable', 'disable'] as const).map(
-    (verb): Command => ({
+    (verb): McpCommand => ({
       path: ['mcp', verb],
       summary: verb === 'enable' ? 'Enable an MCP server.' : 'Disable an MCP server and its tools.',
       usage: `mcp ${verb} <name>`,

@@ -3,7 +3,7 @@ import { canonicalJson } from '../../core/canonical-json.js';
 import { notFound } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { Db } from '../../db/client.js';
-import { mcpServers } from '../../db/schema.js';
+import { mcpServers } from './tables.js';
 import type { JournalBus } from '../../journal/bus.js';
 import {
   type ConnectionOptions,

@@ -3,7 +3,8 @@ import { specOf } from '../../calls/registry-service.js';
 import { badInput, conflict, notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';
 import type { Db } from '../../db/client.js';
-import { mcpServers, mcpTools, tools } from '../../db/schema.js';
+import { mcpServers, mcpTools } from './tables.js';
+import { tools } from '../../db/schema.js';
 import type { Tx } from '../../db/tx.js';
 import { appendEvents } from '../../journal/append.js';
 import {

@@ -1,7 +1,7 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { summarize } from '../../core/canonical-json.js';
 import { toolCallStatuses } from '../../core/tool-call.js';
-import type { DecisionRecord } from '../../db/schema.js';
+import type { DecisionRecord } from '../tables.js';
 import { builder, scopes } from '../../graphql/builder.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { decodeCursor, encodeCursor } from '../../graphql/keyset.js';

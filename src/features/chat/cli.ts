@@ -1,23 +1,15 @@
-import { createReadStream, createWriteStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type Command, UsageError } from '../../cli/command.js';
+import { type Command, existingPath, UsageError } from '../../cli/command.js';
 import { progressLine } from '../../cli/progress.js';
 import { conflict } from '../../core/errors.js';
-import { readSkillFolders } from '../skill/service.js';
-
-function existing(path: string | undefined, what: string, kind: 'file' | 'directory'): string {
-  if (!path) throw new UsageError(`the ${what} is required`);
-  const stat = statSync(path, { throwIfNoEntry: false });
-  if (!stat || (kind === 'file' ? !stat.isFile() : !stat.isDirectory()))
-    throw new UsageError(`no such ${kind}: ${path}`);
-  return path;
-}
+import type { ChatService } from './service.js';
 
 const megabytes = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
 
-export const chatCommands: Command[] = [
+export const chatCommands: Command<{ chats: ChatService }>[] = [
   {
     path: ['chat', 'import'],
     summary: 'Import a SillyTavern chat file (JSONL), streaming it line by line.',
@@ -27,7 +19,7 @@ export const chatCommands: Command[] = [
       replace: { type: 'boolean', description: 'replace a chat that has this id already' },
     },
     async run({ values, positionals }, services, io) {
-      const file = existing(positionals[0], 'chat file', 'file');
+      const file = existingPath(positionals[0], 'chat file', 'file');
       const total = statSync(file).size;
       const progress = progressLine();
       const chat = await services.chats
@@ -60,44 +52,6 @@ export const chatCommands: Command[] = [
       if (existsSync(file)) throw conflict(`${file} exists already; give a new file name`);
       await pipeline(Readable.from(services.chats.exportChat(id)), createWriteStream(file, { flags: 'wx' }));
       io.out(`exported chat ${chat.id} to ${file}: ${chat.messageCount} messages, ${chat.byteSize} bytes`);
-      return 0;
-    },
-  },
-  {
-    path: ['skill', 'import'],
-    summary: 'Import an Agent Skills folder, or every skill folder in a directory.',
-    usage: 'skill import <dir>',
-    async run({ positionals }, services, io) {
-      const { folders, skipped } = readSkillFolders(existing(positionals[0], 'skill directory', 'directory'));
-      const imported = await services.skills.importSkills(folders, 'cli:skill-import');
-      for (const skill of imported) {
-        io.out(`imported skill ${skill.name}`);
-        for (const warning of skill.warnings) io.err(`  warning: ${warning.message}`);
-      }
-      for (const path of skipped) io.err(`skipped ${path}`);
-      return 0;
-    },
-  },
-  {
-    path: ['worldinfo', 'import'],
-    summary: 'Import a SillyTavern world info file, or the lorebook inside a character card (JSON).',
-    usage: 'worldinfo import <file.json> [--name <name>]',
-    options: {
-      name: { type: 'string', description: 'the lorebook name (default: from the file or the card)' },
-    },
-    async run({ values, positionals }, services, io) {
-      const file = existing(positionals[0], 'world info or card file', 'file');
-      const book = await services.worldInfo.importLorebook(
-        {
-          json: readFileSync(file, 'utf8'),
-          fileName: basename(file),
-          name: typeof values.name === 'string' ? values.name : null,
-        },
-        'cli:worldinfo-import',
-      );
-      io.out(
-        `imported lorebook ${book.name} (${book.id}): ${book.entryCount} entries from a ${book.source.replace('_', ' ')}`,
-      );
       return 0;
     },
   },

@@ -5,7 +5,7 @@ import { badInput, conflict, DomainError, notFound } from '../../core/errors.js'
 import { parseInput } from '../../core/parse-input.js';
 import { storableText } from '../../core/unicode.js';
 import type { Db } from '../../db/client.js';
-import { chatMessages, chats } from '../../db/schema.js';
+import { chatMessages, chats } from './tables.js';
 import { type Executor, rowsOf } from '../../db/tx.js';
 import {
   decodeHistoryCursor,

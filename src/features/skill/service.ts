@@ -7,7 +7,7 @@ import { parseInput } from '../../core/parse-input.js';
 import { patternMatches } from '../../core/policy.js';
 import { RecoverableToolError } from '../../core/tool-errors.js';
 import type { Db } from '../../db/client.js';
-import { skillFiles, skillReads, skillRuleEffects, skillRules, skills } from '../../db/schema.js';
+import { skillFiles, skillReads, skillRuleEffects, skillRules, skills } from './tables.js';
 import { rowsOf } from '../../db/tx.js';
 import {
   findSections,

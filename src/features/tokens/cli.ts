@@ -1,5 +1,6 @@
 import { type Command, UsageError } from '../../cli/command.js';
 import { roles } from '../../core/auth.js';
+import type { TokenService } from './service.js';
 
 const roleOf = (value: unknown) => {
   const role = String(value ?? '').toUpperCase();
@@ -9,7 +10,7 @@ const roleOf = (value: unknown) => {
   return role;
 };
 
-export const tokenCommands: Command[] = [
+export const tokenCommands: Command<{ tokens: TokenService }>[] = [
   {
     path: ['token', 'create'],
     summary: 'Create an API token and print its secret (shown once).',

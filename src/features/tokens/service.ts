@@ -5,7 +5,7 @@ import { type Principal, roles } from '../../core/auth.js';
 import { notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';
 import type { Db } from '../../db/client.js';
-import { apiTokens } from '../../db/schema.js';
+import { apiTokens } from './tables.js';
 
 export const createTokenInputSchema = z
   .object({

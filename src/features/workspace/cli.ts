@@ -4,6 +4,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { type Command, UsageError } from '../../cli/command.js';
 import { conflict } from '../../core/errors.js';
 import { checkWorkspacePath } from './rules/paths.js';
+import type { Workspaces } from './workspaces.js';
 
 /**
  * Export and import go through the same path rules as the tools: a stored path that fails them,
@@ -64,7 +65,7 @@ async function collect(root: string, dir: string, found: Found): Promise<void> {
   }
 }
 
-export const workspaceCommands: Command[] = [
+export const workspaceCommands: Command<{ workspaces: Workspaces }>[] = [
   {
     path: ['workspace', 'export'],
     summary: 'Write the files of a workspace (or of one checkpoint) into an empty directory.',
@@ -82,7 +83,7 @@ export const workspaceCommands: Command[] = [
       const root = resolve(dir);
       if (!(await isEmptyOrMissing(root))) throw conflict(`${root} exists and is not an empty directory`);
       const checkpointRef = typeof values.checkpoint === 'string' ? values.checkpoint : null;
-      const { checkpoint, files } = await services.workspaces.exportFiles(workspaceId, checkpointRef);
+      const { checkpoint, files } = await services.workspaces.admin.exportFiles(workspaceId, checkpointRef);
       await mkdir(root, { recursive: true });
       let written = 0;
       for (const file of files) {
@@ -112,8 +113,8 @@ export const workspaceCommands: Command[] = [
       if (!(await stat(root)).isDirectory()) throw new UsageError(`${root} is not a directory`);
       const found: Found = { files: [], skipped: [] };
       await collect(root, root, found);
-      const session = services.workspaces.operatorSession(workspaceId, 'cli:workspace-import');
-      const result = await services.workspaces.importFiles(session, found.files);
+      const session = services.workspaces.admin.operatorSession(workspaceId, 'cli:workspace-import');
+      const result = await services.workspaces.admin.importFiles(session, found.files);
       const skipped = [...found.skipped, ...result.skipped];
       for (const s of skipped) io.err(`skipped ${JSON.stringify(s.path)}: ${s.reason}`);
       const into = result.checkpoint ? ` (checkpoint #${result.checkpoint.number})` : '';

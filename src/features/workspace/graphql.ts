@@ -1,5 +1,4 @@
 import { badInput } from '../../core/errors.js';
-import { checkpointReasons } from '../../db/schema.js';
 import { builder, scopes } from '../../graphql/builder.js';
 import { upperValues } from '../../graphql/enums.js';
 import { decodeText } from './rules/content.js';
@@ -7,13 +6,8 @@ import { type FileDiff, fileChangeKinds } from './rules/diff.js';
 import { checkWorkspacePath } from './rules/paths.js';
 import type { WorkspaceRoot } from './rules/roots.js';
 import { type TreeEntry, treeEntryKinds, treeLevel } from './rules/tree.js';
-import type {
-  CheckpointRow,
-  ManifestEntry,
-  WorkspaceDiff,
-  WorkspaceFileRow,
-  WorkspaceRow,
-} from './service.js';
+import { checkpointReasons } from './tables.js';
+import type { CheckpointRow, ManifestEntry, WorkspaceDiff, WorkspaceFileRow, WorkspaceRow } from './types.js';
 
 /** A folder argument: '' or absent is the whole workspace; anything else must pass the path rules. */
 function folderArg(raw: string | null | undefined): string | null {
@@ -133,7 +127,7 @@ const CheckpointType = builder.objectRef<CheckpointRow>('WorkspaceCheckpoint').i
     files: t.field({
       description: 'Every file it records, in path order.',
       type: [ManifestEntryType],
-      resolve: (checkpoint, _args, ctx) => ctx.services.workspaces.manifest(checkpoint.id),
+      resolve: (checkpoint, _args, ctx) => ctx.services.workspaces.store.manifest(checkpoint.id),
     }),
   }),
 });
@@ -187,7 +181,8 @@ const WorkspaceType = builder.objectRef<WorkspaceRow>('Workspace').implement({
           description: 'A folder inside the workspace; absent or empty for all files.',
         }),
       },
-      resolve: (workspace, args, ctx) => ctx.services.workspaces.files(workspace.id, folderArg(args.prefix)),
+      resolve: (workspace, args, ctx) =>
+        ctx.services.workspaces.store.files(workspace.id, folderArg(args.prefix)),
     }),
     tree: t.field({
       type: [TreeEntryType],
@@ -196,7 +191,7 @@ const WorkspaceType = builder.objectRef<WorkspaceRow>('Workspace').implement({
       args: { prefix: t.arg.string({ description: 'The folder to list; absent or empty for the top.' }) },
       resolve: async (workspace, args, ctx) => {
         const folder = folderArg(args.prefix);
-        return treeLevel(await ctx.services.workspaces.files(workspace.id, folder), folder ?? '');
+        return treeLevel(await ctx.services.workspaces.store.files(workspace.id, folder), folder ?? '');
       },
     }),
     file: t.field({
@@ -209,7 +204,7 @@ const WorkspaceType = builder.objectRef<WorkspaceRow>('Workspace').implement({
         checkpoint: t.arg.id({ description: 'A checkpoint id or number; absent for the current content.' }),
       },
       resolve: (workspace, args, ctx) =>
-        ctx.services.workspaces.fileContent(
+        ctx.services.workspaces.store.fileContent(
           workspace.id,
           args.path,
           args.checkpoint ? String(args.checkpoint) : null,
@@ -218,14 +213,15 @@ const WorkspaceType = builder.objectRef<WorkspaceRow>('Workspace').implement({
     checkpoints: t.field({
       type: [CheckpointType],
       description: 'Every checkpoint, oldest first.',
-      resolve: (workspace, _args, ctx) => ctx.services.workspaces.checkpoints(workspace.id),
+      resolve: (workspace, _args, ctx) => ctx.services.workspaces.store.checkpoints(workspace.id),
     }),
     checkpoint: t.field({
       description: 'One checkpoint by id or number; null when there is none.',
       type: CheckpointType,
       nullable: true,
       args: { id: t.arg.id({ required: true, description: 'A checkpoint id, or its number.' }) },
-      resolve: (workspace, args, ctx) => ctx.services.workspaces.checkpoint(workspace.id, String(args.id)),
+      resolve: (workspace, args, ctx) =>
+        ctx.services.workspaces.store.checkpoint(workspace.id, String(args.id)),
     }),
     diff: t.field({
       type: DiffType,
@@ -238,7 +234,7 @@ const WorkspaceType = builder.objectRef<WorkspaceRow>('Workspace').implement({
         to: t.arg.id({ description: 'The newer checkpoint (id or number); absent for the current files.' }),
       },
       resolve: (workspace, args, ctx) =>
-        ctx.services.workspaces.diff(
+        ctx.services.workspaces.admin.diff(
           workspace.id,
           args.from ? String(args.from) : null,
           args.to ? String(args.to) : null,
@@ -255,6 +251,6 @@ builder.queryFields((t) => ({
       'A workspace by id (a run names it in `workspaceId`); null until something is written to it. Every role but EXTENSION.',
     authScopes: scopes.readers,
     args: { id: t.arg.id({ description: 'The workspace id.', required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.workspaces.get(String(args.id)),
+    resolve: (_root, args, ctx) => ctx.services.workspaces.store.get(String(args.id)),
   }),
 }));

@@ -3,14 +3,9 @@ import { z } from 'zod';
 import { badInput, notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';
 import type { Db } from '../../db/client.js';
-import {
-  type ActivationEntrySnapshot,
-  lorebookEntries,
-  lorebooks,
-  worldInfoActivations,
-} from '../../db/schema.js';
-import type { JsonObject } from '../chat/rules/jsonl.js';
-import type { ChatService } from '../chat/service.js';
+import { type ActivationEntrySnapshot, lorebookEntries, lorebooks, worldInfoActivations } from './tables.js';
+import type { JsonObject } from '../../core/json.js';
+import type { ChatService } from '../chat/index.js';
 import { activateWorldInfo, DEFAULT_SCAN_DEPTH, MAX_SCAN_DEPTH } from './rules/activation.js';
 import {
   extractCharacterBook,

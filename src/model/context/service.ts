@@ -1,5 +1,5 @@
 import { and, desc, eq, notInArray, sql } from 'drizzle-orm';
-import { outcomeOf } from '../../calls/call-outcomes.js';
+import { outcomeOf } from '../call-outcomes.js';
 import { openCallStatuses, type RunRow, type RunService } from '../../calls/run-service.js';
 import { actorOf, type Principal } from '../../core/auth.js';
 import { canonicalJson } from '../../core/canonical-json.js';
@@ -7,11 +7,9 @@ import { badInput, notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';
 import type { Db } from '../../db/client.js';
 import { journalEvents, toolCalls } from '../../db/schema.js';
-import type { ChatService } from '../../features/chat/service.js';
-import { decodeText } from '../../features/workspace/rules/content.js';
-import { canSee } from '../../features/workspace/rules/roots.js';
-import type { WorkspaceService } from '../../features/workspace/service.js';
-import type { WorldInfoService } from '../../features/worldinfo/service.js';
+import type { ChatService } from '../../features/chat/index.js';
+import { decodeText, type Workspaces } from '../../features/workspace/index.js';
+import type { WorldInfoService } from '../../features/worldinfo/index.js';
 import { appendEvents } from '../../journal/append.js';
 import { assembleFrame } from './assemble.js';
 import { type ContextPreset, contextPresetSchema, namedPreset } from './preset.js';
@@ -59,7 +57,7 @@ export class ContextService {
     private readonly runs: RunService,
     private readonly chats: ChatService,
     private readonly worldInfo: WorldInfoService,
-    private readonly workspaces: WorkspaceService,
+    private readonly workspaces: Workspaces,
   ) {}
 
   async requireRun(runId: string, principal: Principal): Promise<RunRow> {
@@ -142,21 +140,15 @@ export class ContextService {
 
   /** Only what the run's profile may see of its workspace, and only text files. */
   private async workspace(run: RunRow, wanted: readonly string[]): Promise<WorkspaceSource | null> {
-    if (!run.workspaceId || !(await this.workspaces.get(run.workspaceId))) return null;
-    const session = {
-      ...this.workspaces.operatorSession(run.workspaceId, 'context'),
-      profileId: run.profileId,
-    };
-    const access = await this.workspaces.access(session);
-    const chosen = (await this.workspaces.files(run.workspaceId))
-      .filter((f) => canSee(access, f.path))
+    if (!run.workspaceId || !(await this.workspaces.store.get(run.workspaceId))) return null;
+    const chosen = (await this.workspaces.sessions.visibleFiles(run.workspaceId, run.profileId))
       .filter((f) => wanted.some((w) => (w.endsWith('/') ? f.path.startsWith(w) : f.path === w)))
       .slice(0, MAX_WORKSPACE_FILES);
     const files: WorkspaceSource['files'] = [];
     let left = MAX_WORKSPACE_CHARS;
     for (const file of chosen) {
       if (left <= 0) break;
-      const entry = await this.workspaces.fileContent(run.workspaceId, file.path);
+      const entry = await this.workspaces.store.fileContent(run.workspaceId, file.path);
       const text = entry ? decodeText(entry.content) : null;
       if (text === null) continue;
       const limit = Math.min(MAX_FILE_CHARS, left);

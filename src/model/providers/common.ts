@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
+import type { JsonObject } from '../../core/json.js';
 import type { ToolCallRequest } from '../../core/tool-call.js';
 import type { ToolError } from '../../core/tool-result.js';
 import { type ToolNameMap, toolNameOf } from './names.js';
 import type { ParsedCall, ProviderKind, TurnPart } from './types.js';
 
-export type JsonObject = Record<string, unknown>;
+export type { JsonObject };
 
 export function isRecord(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

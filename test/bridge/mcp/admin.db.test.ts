@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
 import { mcpCommands } from '../../../src/bridge/mcp/cli.js';
+import { runCommand } from '../../support/cli.js';
 import { dbTest as test } from '../../support/fixtures.js';
 import { PROJECT_ROOT, waitForState } from '../../support/mcp.js';
 
@@ -17,17 +18,8 @@ const stdioInput = {
   cwd: PROJECT_ROOT,
 };
 
-async function cli(services: Services, words: string[], values: Record<string, unknown> = {}) {
-  const command = mcpCommands.find((c) => c.path.every((w, i) => words[i] === w))!;
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await command.run(
-    { values: values as never, positionals: words.slice(command.path.length) },
-    services,
-    { out: (line) => out.push(line), err: (line) => err.push(line) },
-  );
-  return { code, out, err };
-}
+const cli = (services: Services, words: string[], values: Record<string, string | string[]> = {}) =>
+  runCommand(mcpCommands, services, words, values);
 
 describe('MCP server administration', () => {
   test('an admin adds a server over GraphQL and sees its status and tools, never env or header values', async ({

@@ -1,32 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
 import { chatCommands } from '../../../src/features/chat/cli.js';
 import { CARD, CHATS_DIR, FIXTURES, fixtureChats, fixtureSkills, SKILLS_DIR } from '../../support/chat.js';
+import { runCommand, tempDirs } from '../../support/cli.js';
 import { dbTest as test } from '../../support/fixtures.js';
 
-const temps: string[] = [];
-const temp = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ats-chat-cli-'));
-  temps.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-async function cli(services: Services, words: string[], values: Record<string, string | boolean> = {}) {
-  const command = chatCommands.find((c) => c.path.every((w, i) => words[i] === w))!;
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await command.run({ values, positionals: words.slice(command.path.length) }, services, {
-    out: (line) => out.push(line),
-    err: (line) => err.push(line),
-  });
-  return { code, out, err };
-}
+const temp = tempDirs('ats-chat-cli-');
+const cli = (services: Services, words: string[], values: Record<string, string | boolean> = {}) =>
+  runCommand(chatCommands, services, words, values);
 
 describe('chat, skill and worldinfo commands', () => {
   test('chat import then chat export writes the same bytes', async ({ services }) => {

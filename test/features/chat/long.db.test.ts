@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { createServices, type Services } from '../../../src/app/services.js';
-import { createLogger } from '../../../src/core/logger.js';
+import { createLogger } from '../../../src/app/logger.js';
 import { rowsOf } from '../../../src/db/tx.js';
 import { RANK_WINDOW } from '../../../src/features/chat/service.js';
 import { createTestDatabase, type TestDatabase } from '../../support/database.js';

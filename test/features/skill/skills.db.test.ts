@@ -2,10 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { createServices, type Services } from '../../../src/app/services.js';
-import { createLogger } from '../../../src/core/logger.js';
+import type { RunRow } from '../../../src/calls/run-service.js';
+import { createLogger } from '../../../src/app/logger.js';
 import { readSkillFolders, type SkillFolder } from '../../../src/features/skill/service.js';
 import { fixtureSkills, SKILLS_DIR, skillFolder } from '../../support/chat.js';
-import { dbTest as test } from '../../support/fixtures.js';
+import { dbTest } from '../../support/fixtures.js';
 import { admin, agent, allow, eventTypes, newRun } from '../../support/lifecycle.js';
 
 const completed = ['tool_call_requested', 'tool_call_started', 'tool_call_completed'];
@@ -14,6 +15,20 @@ const skillMd = (name: string) => readFileSync(join(SKILLS_DIR, name, 'SKILL.md'
 async function importAll(services: Services) {
   await services.skills.importSkills(fixtureSkills.map(skillFolder), 'test');
 }
+
+/**
+ * `run`: an agent's run on profile p1 that may call the skill tools, every fixture skill imported
+ * and visible except claude-api, which p1 is denied.
+ */
+const test = dbTest.extend<{ run: RunRow }>({
+  run: async ({ services }, use) => {
+    await importAll(services);
+    await services.skills.setRule({ pattern: '*', effect: 'VISIBLE' }, 'test');
+    await services.skills.setRule({ profileId: 'p1', pattern: 'claude-api', effect: 'DENY' }, 'test');
+    await allow(services, 'skill.*');
+    await use(await newRun(services));
+  },
+});
 
 // biome-ignore lint/suspicious/noExplicitAny: the structured results are asserted field by field.
 const structured = (row: { result: { structured: unknown } | null }) => row.result!.structured as any;
@@ -173,18 +188,10 @@ describe('skill visibility', () => {
 });
 
 describe('skill tools through the lifecycle', () => {
-  async function setup(services: Services) {
-    await importAll(services);
-    await services.skills.setRule({ pattern: '*', effect: 'VISIBLE' }, 'test');
-    await services.skills.setRule({ profileId: 'p1', pattern: 'claude-api', effect: 'DENY' }, 'test');
-    await allow(services, 'skill.*');
-    return newRun(services);
-  }
   const call = (services: Services, runId: string, name: string, args: Record<string, unknown> = {}) =>
     services.calls.request({ runId, name, arguments: args }, agent);
 
-  test('skill.list returns the summaries the profile may see', async ({ services }) => {
-    const run = await setup(services);
+  test('skill.list returns the summaries the profile may see', async ({ services, run }) => {
     const done = await call(services, run.id, 'skill.list');
     expect(done.status).toBe('COMPLETED');
     expect(structured(done).skills.map((s: { name: string }) => s.name)).toEqual([
@@ -200,8 +207,10 @@ describe('skill tools through the lifecycle', () => {
     expect(await eventTypes(services, { callId: done.id })).toEqual(completed);
   });
 
-  test('skill.read returns a whole SKILL.md with its position and the budget left', async ({ services }) => {
-    const run = await setup(services);
+  test('skill.read returns a whole SKILL.md with its position and the budget left', async ({
+    services,
+    run,
+  }) => {
     const done = await call(services, run.id, 'skill.read', { name: 'brand-guidelines' });
     const content = skillMd('brand-guidelines');
     expect(structured(done)).toMatchObject({
@@ -223,8 +232,7 @@ describe('skill tools through the lifecycle', () => {
     expect(await eventTypes(services, { callId: done.id })).toEqual(completed);
   });
 
-  test('skill.read reads one section by heading, with its subsections', async ({ services }) => {
-    const run = await setup(services);
+  test('skill.read reads one section by heading, with its subsections', async ({ services, run }) => {
     const done = await call(services, run.id, 'skill.read', {
       name: 'brand-guidelines',
       section: 'Brand Guidelines > Colors',
@@ -238,8 +246,7 @@ describe('skill tools through the lifecycle', () => {
     });
   });
 
-  test('skill.read reads another file by line range and by character range', async ({ services }) => {
-    const run = await setup(services);
+  test('skill.read reads another file by line range and by character range', async ({ services, run }) => {
     const file = readFileSync(join(SKILLS_DIR, 'mcp-builder/reference/evaluation.md'), 'utf8');
     const byLines = await call(services, run.id, 'skill.read', {
       name: 'mcp-builder',
@@ -257,8 +264,7 @@ describe('skill tools through the lifecycle', () => {
     expect(structured(byChars)).toMatchObject({ text: file.slice(10, 60), start: 10, end: 60 });
   });
 
-  test('maxChars cuts a long read and says where to continue', async ({ services }) => {
-    const run = await setup(services);
+  test('maxChars cuts a long read and says where to continue', async ({ services, run }) => {
     const done = await call(services, run.id, 'skill.read', { name: 'skill-creator', maxChars: 1000 });
     const read = structured(done);
     expect(read.truncated).toBe(true);
@@ -272,8 +278,8 @@ describe('skill tools through the lifecycle', () => {
 
   test('asking for more than the per-call limit is a recoverable error that says how much is left', async ({
     services,
+    run,
   }) => {
-    const run = await setup(services);
     const done = await call(services, run.id, 'skill.read', { name: 'skill-creator', maxChars: 30_000 });
     expect(done.status).toBe('FAILED');
     expect(done.error).toEqual({
@@ -289,8 +295,10 @@ describe('skill tools through the lifecycle', () => {
     ]);
   });
 
-  test('the per-run budget is spent across calls, then refused with what is left', async ({ services }) => {
-    const run = await setup(services);
+  test('the per-run budget is spent across calls, then refused with what is left', async ({
+    services,
+    run,
+  }) => {
     const read = (fromChar: number, toChar: number) =>
       call(services, run.id, 'skill.read', { name: 'skill-creator', fromChar, toChar });
     for (let i = 0; i < 3; i++) expect((await read(i * 5_000, i * 5_000 + 20_000)).status).toBe('COMPLETED');
@@ -312,8 +320,8 @@ describe('skill tools through the lifecycle', () => {
 
   test('a read larger than what is left of the run is refused, naming the remainder', async ({
     services,
+    run,
   }) => {
-    const run = await setup(services);
     const read = (toChar: number) =>
       call(services, run.id, 'skill.read', { name: 'skill-creator', fromChar: 0, toChar });
     for (const size of [20_000, 20_000, 20_000, 5_000]) await read(size);
@@ -329,8 +337,8 @@ describe('skill tools through the lifecycle', () => {
   test('the run budget lives in the database: a restarted server sees it, another run does not', async ({
     services,
     testDb,
+    run,
   }) => {
-    const run = await setup(services);
     await call(services, run.id, 'skill.read', { name: 'skill-creator', fromChar: 0, toChar: 15_000 });
     const restarted = createServices(testDb.database, createLogger('silent'));
     await restarted.start();
@@ -370,8 +378,7 @@ describe('skill tools through the lifecycle', () => {
     expect(again.budget.usedThisRun).toBe(500);
   });
 
-  test('a denied skill reads as not available, listing the skills that are', async ({ services }) => {
-    const run = await setup(services);
+  test('a denied skill reads as not available, listing the skills that are', async ({ services, run }) => {
     const done = await call(services, run.id, 'skill.read', { name: 'claude-api' });
     expect(done.error).toEqual({
       kind: 'RECOVERABLE',
@@ -381,8 +388,7 @@ describe('skill tools through the lifecycle', () => {
     });
   });
 
-  test('an unknown file lists the files of the skill', async ({ services }) => {
-    const run = await setup(services);
+  test('an unknown file lists the files of the skill', async ({ services, run }) => {
     const done = await call(services, run.id, 'skill.read', { name: 'brand-guidelines', path: 'nope.md' });
     expect(done.error).toMatchObject({
       code: 'file_not_found',
@@ -390,8 +396,7 @@ describe('skill tools through the lifecycle', () => {
     });
   });
 
-  test('an unknown section lists the headings', async ({ services }) => {
-    const run = await setup(services);
+  test('an unknown section lists the headings', async ({ services, run }) => {
     const done = await call(services, run.id, 'skill.read', { name: 'internal-comms', section: 'Nope' });
     expect(done.error).toMatchObject({
       code: 'section_not_found',
@@ -402,8 +407,8 @@ describe('skill tools through the lifecycle', () => {
 
   test('a section together with a line range is a recoverable invalid_arguments error', async ({
     services,
+    run,
   }) => {
-    const run = await setup(services);
     const done = await call(services, run.id, 'skill.read', {
       name: 'internal-comms',
       section: 'Keywords',

@@ -7,7 +7,7 @@ import { eventTypes } from '../../support/lifecycle.js';
 import { approveAndWait, call, output, WORKSPACE, workspaceRun, writeFile } from '../../support/workspace.js';
 
 async function currentFiles(services: Services) {
-  return Object.fromEntries((await services.workspaces.files(WORKSPACE)).map((f) => [f.path, f.sha256]));
+  return Object.fromEntries((await services.workspaces.store.files(WORKSPACE)).map((f) => [f.path, f.sha256]));
 }
 
 describe('checkpoints', () => {
@@ -33,7 +33,7 @@ describe('checkpoints', () => {
       'checkpoint_created',
       'tool_call_completed',
     ]);
-    const checkpoints = await services.workspaces.checkpoints(WORKSPACE);
+    const checkpoints = await services.workspaces.store.checkpoints(WORKSPACE);
     expect(checkpoints.map((c) => [c.number, c.reason, c.label, c.runId])).toEqual([
       [1, 'write', null, run.id],
       [2, 'patch', null, run.id],
@@ -58,7 +58,7 @@ describe('checkpoints', () => {
     expect(calls.map((c) => output(c).checkpoint.number).sort((a, b) => a - b)).toEqual([
       1, 2, 3, 4, 5, 6, 7, 8,
     ]);
-    const checkpoints = await services.workspaces.checkpoints(WORKSPACE);
+    const checkpoints = await services.workspaces.store.checkpoints(WORKSPACE);
     expect(checkpoints.map((c) => [c.number, c.fileCount])).toEqual(
       Array.from({ length: 8 }, (_, i) => [i + 1, i + 1]),
     );
@@ -105,14 +105,14 @@ describe('checkpoints', () => {
       'checkpoint_created',
       'tool_call_completed',
     ]);
-    const six = await services.workspaces.checkpoint(WORKSPACE, '6');
+    const six = await services.workspaces.store.checkpoint(WORKSPACE, '6');
     expect(six).toMatchObject({
       reason: 'restore',
       label: 'restored #2',
       restoredFrom: output(done).restored.id,
     });
-    expect(await services.workspaces.manifest(six!.id)).toEqual(
-      await services.workspaces.manifest(output(done).restored.id),
+    expect(await services.workspaces.store.manifest(six!.id)).toEqual(
+      await services.workspaces.store.manifest(output(done).restored.id),
     );
   });
 
@@ -127,7 +127,7 @@ describe('checkpoints', () => {
       await call(services, run.id, 'restore_checkpoint', { checkpoint: 1 }),
     );
     const part = done.result!.content[1]!;
-    const two = await services.workspaces.checkpoint(WORKSPACE, '2');
+    const two = await services.workspaces.store.checkpoint(WORKSPACE, '2');
     expect(part).toEqual({
       type: 'diff_ref',
       uri: expect.stringMatching(/^resource:\/\/sha256\//),

@@ -1,41 +1,15 @@
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
 import { workspaceCommands } from '../../../src/features/workspace/cli.js';
-import { dbTest as test } from '../../support/fixtures.js';
-import { WORKSPACE, workspaceRun, writeFile } from '../../support/workspace.js';
+import { runCommand, tempDirs } from '../../support/cli.js';
+import { workspaceTest as test } from '../../support/fixtures.js';
+import { WORKSPACE, writeFile } from '../../support/workspace.js';
 
-const temps: string[] = [];
-const temp = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ats-ws-cli-'));
-  temps.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-async function cli(services: Services, words: string[], values: Record<string, string> = {}) {
-  const command = workspaceCommands.find((c) => c.path.every((w, i) => words[i] === w))!;
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await command.run({ values, positionals: words.slice(command.path.length) }, services, {
-    out: (line) => out.push(line),
-    err: (line) => err.push(line),
-  });
-  return { code, out, err };
-}
+const temp = tempDirs('ats-ws-cli-');
+const cli = (services: Services, words: string[], values: Record<string, string> = {}) =>
+  runCommand(workspaceCommands, services, words, values);
 
 /** Every file under `dir`, as workspace paths → content. */
 function tree(dir: string): Record<string, string> {
@@ -52,12 +26,11 @@ function tree(dir: string): Record<string, string> {
 
 const contents = async (services: Services, id: string) =>
   Object.fromEntries(
-    (await services.workspaces.exportFiles(id, null)).files.map((f) => [f.path, f.content.toString()]),
+    (await services.workspaces.admin.exportFiles(id, null)).files.map((f) => [f.path, f.content.toString()]),
   );
 
 describe('workspace export and import', () => {
-  test('export then import into a new workspace gives back the same files', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('export then import into a new workspace gives back the same files', async ({ services, run }) => {
     await writeFile(services, run.id, 'output/report.md', '# Report\n');
     await writeFile(services, run.id, 'output/deep/nested/file.txt', 'deep\n');
     await writeFile(services, run.id, 'scratch/日本語.txt', 'unicode name\n');
@@ -80,7 +53,7 @@ describe('workspace export and import', () => {
       err: [],
     });
     expect(await contents(services, 'ws-copy')).toEqual(await contents(services, WORKSPACE));
-    const [checkpoint] = await services.workspaces.checkpoints('ws-copy');
+    const [checkpoint] = await services.workspaces.store.checkpoints('ws-copy');
     expect(checkpoint).toMatchObject({ reason: 'import', createdBy: 'cli:workspace-import', runId: null });
     const events = await services.journal.read({ limit: 1000 });
     expect(
@@ -91,8 +64,7 @@ describe('workspace export and import', () => {
     ]);
   });
 
-  test('export of a checkpoint writes the files as they were then', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('export of a checkpoint writes the files as they were then', async ({ services, run }) => {
     await writeFile(services, run.id, 'output/a.md', 'first\n');
     await writeFile(services, run.id, 'output/a.md', 'second\n', 'replace');
     await writeFile(services, run.id, 'output/b.md', 'later\n');
@@ -102,8 +74,10 @@ describe('workspace export and import', () => {
     expect(tree(dir)).toEqual({ 'output/a.md': 'first\n' });
   });
 
-  test('export refuses a directory that is not empty and writes nothing into it', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('export refuses a directory that is not empty and writes nothing into it', async ({
+    services,
+    run,
+  }) => {
     await writeFile(services, run.id, 'output/a.md', 'a');
     const dir = temp();
     writeFileSync(join(dir, 'mine.txt'), 'keep');
@@ -152,8 +126,7 @@ describe('workspace export and import', () => {
     });
   });
 
-  test('export never writes outside the target directory', async ({ services }) => {
-    const run = await workspaceRun(services);
+  test('export never writes outside the target directory', async ({ services, run }) => {
     await writeFile(services, run.id, 'output/a.md', 'a');
     const parent = temp();
     const dir = join(parent, 'target');

@@ -31,7 +31,7 @@ describe('workspace files through the tool-call lifecycle', () => {
       'checkpoint_created',
       'tool_call_completed',
     ]);
-    const workspace = await services.workspaces.get(WORKSPACE);
+    const workspace = await services.workspaces.store.get(WORKSPACE);
     expect(workspace!.roots).toEqual([
       { path: 'output', writable: true },
       { path: 'scratch', writable: true },
@@ -167,7 +167,7 @@ describe('workspace files through the tool-call lifecycle', () => {
       message: `path "output/../../etc/passwd" uses '..' to leave the workspace (path_traversal)`,
     });
     expect((await services.runs.get(run.id))!.status).toBe('FAILED');
-    expect(await services.workspaces.get(WORKSPACE)).toBeNull();
+    expect(await services.workspaces.store.get(WORKSPACE)).toBeNull();
     expect(await eventTypes(services, { runId: run.id })).toEqual([
       'run_started',
       'tool_call_requested',

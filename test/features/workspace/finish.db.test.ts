@@ -21,7 +21,7 @@ describe('workspace.finish validates the manifest', () => {
     });
     expect(refused.result!.structured).toEqual({ missing: [{ requirement: 'output/', problem: 'missing' }] });
     expect((await services.runs.get(run.id))!.status).toBe('RUNNING');
-    expect((await services.workspaces.checkpoints(WORKSPACE)).map((c) => c.reason)).toEqual(['write']);
+    expect((await services.workspaces.store.checkpoints(WORKSPACE)).map((c) => c.reason)).toEqual(['write']);
   });
 
   test('declared artifacts must exist and be non-empty', async ({ services, run }) => {
@@ -64,7 +64,7 @@ describe('workspace.finish validates the manifest', () => {
       'tool_call_completed',
       'run_completed',
     ]);
-    const last = await services.workspaces.checkpoint(WORKSPACE, '4');
+    const last = await services.workspaces.store.checkpoint(WORKSPACE, '4');
     expect(last).toMatchObject({ reason: 'finish', label: 'finish', fileCount: 3 });
   });
 

@@ -14,7 +14,7 @@ const SCENARIO_015 = new URL(
 );
 
 async function snapshot(services: Services) {
-  const { files } = await services.workspaces.exportFiles(WORKSPACE, null);
+  const { files } = await services.workspaces.admin.exportFiles(WORKSPACE, null);
   return Object.fromEntries(files.map((f) => [f.path, f.content.toString()]));
 }
 
@@ -98,7 +98,7 @@ describe('apply_patch', () => {
     });
     // Codex would have left output/created.txt behind (the fixture's expected/ folder); nothing changed here.
     expect(await snapshot(services)).toEqual(before);
-    expect((await services.workspaces.checkpoints(WORKSPACE)).map((c) => c.number)).toEqual([1]);
+    expect((await services.workspaces.store.checkpoints(WORKSPACE)).map((c) => c.number)).toEqual([1]);
     expect(await eventTypes(services, { callId: failed.id })).toEqual([
       'tool_call_requested',
       'tool_call_started',
@@ -167,7 +167,7 @@ describe('apply_patch', () => {
     });
     expect(failed.error).toMatchObject({ kind: 'RECOVERABLE', code: 'path_not_writable' });
     expect(failed.error!.message).toContain('"inputs/brief.md" is not in a folder you may write');
-    expect(await services.workspaces.get(WORKSPACE)).toBeNull();
+    expect(await services.workspaces.store.get(WORKSPACE)).toBeNull();
   });
 
   test('a malformed patch is a recoverable error that says what is wrong', async ({ services, run }) => {

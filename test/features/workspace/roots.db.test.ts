@@ -84,7 +84,7 @@ describe('profiles narrow the roots of a workspace', () => {
       mode: 'create',
     });
     expect(inside.status).toBe('COMPLETED');
-    expect((await services.workspaces.files(WORKSPACE)).map((f) => f.path)).toEqual([
+    expect((await services.workspaces.store.files(WORKSPACE)).map((f) => f.path)).toEqual([
       'output/chapters/01.md',
     ]);
   });

@@ -1,9 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { builtInTools } from '../../../src/app/built-in-tools.js';
+import { createLogger } from '../../../src/app/logger.js';
+import { createServices } from '../../../src/app/services.js';
 import { checkToolSchema } from '../../../src/core/json-schema.js';
-import { workspaceTools } from '../../../src/features/workspace/tools/index.js';
+import type { Database } from '../../../src/db/client.js';
+import { createWorkspaces, workspaceTools } from '../../../src/features/workspace/index.js';
 
-const byName = Object.fromEntries(workspaceTools().map((tool) => [tool.spec.name, tool.spec]));
+/** Building tools and services touches no storage (only running them does), so none is given. */
+const noDatabase = { driver: 'pglite', db: {} } as unknown as Database;
+
+const byName = Object.fromEntries(
+  workspaceTools(createWorkspaces(noDatabase.db)).map((tool) => [tool.spec.name, tool.spec]),
+);
 
 describe('workspace tool specs', () => {
   it('are the seven workspace tools, shipped as built-ins', () => {
@@ -16,7 +23,9 @@ describe('workspace tool specs', () => {
       'workspace.restore_checkpoint',
       'workspace.finish',
     ]);
-    const shipped = builtInTools().map((tool) => tool.spec.name);
+    const shipped = createServices(noDatabase, createLogger('silent')).builtIns.definitions.map(
+      (tool) => tool.spec.name,
+    );
     for (const name of Object.keys(byName)) expect(shipped).toContain(name);
   });
 

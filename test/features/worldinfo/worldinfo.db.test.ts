@@ -1,7 +1,8 @@
 import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
+import type { RunRow } from '../../../src/calls/run-service.js';
 import { CARD, chatJsonl, fixtureWorlds, readFixture } from '../../support/chat.js';
-import { dbTest as test } from '../../support/fixtures.js';
+import { dbTest } from '../../support/fixtures.js';
 import { agent, allow, eventTypes, newRun } from '../../support/lifecycle.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the structured results are asserted field by field.
@@ -14,6 +15,17 @@ const importEldoria = (services: Services) =>
     { json: readFixture('sillytavern/worlds/Eldoria.json'), fileName: 'Eldoria.json' },
     'test',
   );
+
+type LorebookRow = Awaited<ReturnType<typeof importEldoria>>;
+
+/** `eldoria`: the Eldoria lorebook imported, and a run on chat c that may call the worldinfo tools. */
+const test = dbTest.extend<{ eldoria: { book: LorebookRow; run: RunRow } }>({
+  eldoria: async ({ services }, use) => {
+    const book = await importEldoria(services);
+    await allow(services, 'worldinfo.*');
+    await use({ book, run: await newRun(services, { chatId: 'c' }) });
+  },
+});
 
 describe('lorebook import', () => {
   test.for(fixtureWorlds)('%s imports every entry and exports as it was', async (path, { services }) => {
@@ -188,17 +200,13 @@ describe('world info activation', () => {
 });
 
 describe('worldinfo.read_activated through the lifecycle', () => {
-  async function setup(services: Services) {
-    const book = await importEldoria(services);
-    await allow(services, 'worldinfo.*');
-    const run = await newRun(services, { chatId: 'c' });
-    return { book, run };
-  }
   const read = (services: Services, runId: string, args: Record<string, unknown> = {}) =>
     services.calls.request({ runId, name: 'worldinfo.read_activated', arguments: args }, agent);
 
-  test('without an activation it is a recoverable error that says so', async ({ services }) => {
-    const { run } = await setup(services);
+  test('without an activation it is a recoverable error that says so', async ({
+    services,
+    eldoria: { run },
+  }) => {
     const done = await read(services, run.id);
     expect(done.status).toBe('FAILED');
     expect(done.error).toEqual({
@@ -214,8 +222,7 @@ describe('worldinfo.read_activated through the lifecycle', () => {
     ]);
   });
 
-  test("returns the index of the run's activation", async ({ services }) => {
-    const { book, run } = await setup(services);
+  test("returns the index of the run's activation", async ({ services, eldoria: { book, run } }) => {
     await services.worldInfo.recordActivation(
       {
         runId: run.id,
@@ -265,8 +272,10 @@ describe('worldinfo.read_activated through the lifecycle', () => {
     ]);
   });
 
-  test("falls back to the chat's latest activation, and prefers the run's own", async ({ services }) => {
-    const { book, run } = await setup(services);
+  test("falls back to the chat's latest activation, and prefers the run's own", async ({
+    services,
+    eldoria: { book, run },
+  }) => {
     await services.worldInfo.recordActivation(
       { chatId: 'c', entries: [{ lorebookId: book.id, uid: 0 }] },
       'test',
@@ -287,8 +296,10 @@ describe('worldinfo.read_activated through the lifecycle', () => {
     ]);
   });
 
-  test('returns the contents of chosen entries in prompt order', async ({ services }) => {
-    const { book, run } = await setup(services);
+  test('returns the contents of chosen entries in prompt order', async ({
+    services,
+    eldoria: { book, run },
+  }) => {
     const eldoria = JSON.parse(readFixture('sillytavern/worlds/Eldoria.json'));
     await services.worldInfo.recordActivation(
       { runId: run.id, entries: [0, 1, 2].map((uid) => ({ lorebookId: book.id, uid })) },
@@ -318,8 +329,8 @@ describe('worldinfo.read_activated through the lifecycle', () => {
 
   test('entries past the budget are named, not shown; one entry over the whole budget is cut', async ({
     services,
+    eldoria: { book, run },
   }) => {
-    const { book, run } = await setup(services);
     await services.worldInfo.recordActivation(
       { runId: run.id, entries: [1, 2, 0].map((uid) => ({ lorebookId: book.id, uid })) },
       'test',
@@ -345,8 +356,8 @@ describe('worldinfo.read_activated through the lifecycle', () => {
 
   test('a ref that is not in the activation is a recoverable error pointing to the index', async ({
     services,
+    eldoria: { book, run },
   }) => {
-    const { book, run } = await setup(services);
     await services.worldInfo.recordActivation(
       { runId: run.id, entries: [{ lorebookId: book.id, uid: 0 }] },
       'test',

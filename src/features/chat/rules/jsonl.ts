@@ -24,8 +24,8 @@
  */
 import { DomainError } from '../../../core/errors.js';
 import { parseStDate } from './st-date.js';
+import type { JsonObject } from '../../../core/json.js';
 
-export type JsonObject = Record<string, unknown>;
 export const chatRoles = ['user', 'assistant', 'system'] as const;
 export type ChatRole = (typeof chatRoles)[number];
 /** The terminator that followed a line in the source; '' only for a last line without a newline. */

@@ -4,7 +4,7 @@ import { DomainError } from '../../../core/errors.js';
 import { RecoverableToolError } from '../../../core/tool-errors.js';
 import { chatRoles } from '../rules/jsonl.js';
 import {
-  ChatService,
+  type ChatService,
   HISTORY_DEFAULT_LIMIT,
   HISTORY_DEFAULT_MAX_CHARS,
   type HistoryPage,
@@ -16,6 +16,7 @@ import {
  * NOT_FOUND for an unknown chat, which becomes a recoverable error here.
  */
 export async function onRunChat<T>(
+  chats: ChatService,
   invocation: Invocation,
   work: (service: ChatService, chatId: string) => Promise<T>,
 ): Promise<T> {
@@ -27,7 +28,7 @@ export async function onRunChat<T>(
     );
   }
   try {
-    return await work(new ChatService(invocation.db), chatId);
+    return await work(chats, chatId);
   } catch (error) {
     if (DomainError.is(error) && error.code === 'NOT_FOUND') {
       throw new RecoverableToolError(

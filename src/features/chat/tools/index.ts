@@ -1,9 +1,10 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
+import type { ChatService } from '../service.js';
 import { readHistoryBeforeTool } from './read-history-before.js';
 import { readHistoryTailTool } from './read-history-tail.js';
 import { searchTool } from './search.js';
 
 /** Seed §7.2: the chat tools, over the chat the run is attached to. */
-export function chatTools(): BuiltInTool[] {
-  return [searchTool(), readHistoryTailTool(), readHistoryBeforeTool()];
+export function chatTools(chats: ChatService): BuiltInTool[] {
+  return [searchTool(chats), readHistoryTailTool(chats), readHistoryBeforeTool(chats)];
 }

@@ -1,4 +1,5 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
+import type { ChatService } from '../service.js';
 import { objectSchema, readOnlySpec } from '../../../calls/tool-kit.js';
 import { historyInputProperties, historyOutput, historyOutputSchema, onRunChat } from './common.js';
 
@@ -8,7 +9,7 @@ interface BeforeArgs {
   maxChars?: number;
 }
 
-export function readHistoryBeforeTool(): BuiltInTool {
+export function readHistoryBeforeTool(chats: ChatService): BuiltInTool {
   return {
     spec: readOnlySpec({
       name: 'chat.read_history_before',
@@ -35,7 +36,7 @@ export function readHistoryBeforeTool(): BuiltInTool {
     async run(invocation) {
       const args = invocation.arguments as unknown as BeforeArgs;
       return historyOutput(
-        await onRunChat(invocation, (service, chatId) =>
+        await onRunChat(chats, invocation, (service, chatId) =>
           service.history(chatId, { cursor: args.cursor, limit: args.limit, maxChars: args.maxChars }),
         ),
       );

@@ -1,4 +1,5 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
+import type { ChatService } from '../service.js';
 import { objectSchema, readOnlySpec } from '../../../calls/tool-kit.js';
 import { historyInputProperties, historyOutput, historyOutputSchema, onRunChat } from './common.js';
 
@@ -7,7 +8,7 @@ interface TailArgs {
   maxChars?: number;
 }
 
-export function readHistoryTailTool(): BuiltInTool {
+export function readHistoryTailTool(chats: ChatService): BuiltInTool {
   return {
     spec: readOnlySpec({
       name: 'chat.read_history_tail',
@@ -24,7 +25,7 @@ export function readHistoryTailTool(): BuiltInTool {
     async run(invocation) {
       const args = invocation.arguments as unknown as TailArgs;
       return historyOutput(
-        await onRunChat(invocation, (service, chatId) =>
+        await onRunChat(chats, invocation, (service, chatId) =>
           service.history(chatId, { limit: args.limit, maxChars: args.maxChars }),
         ),
       );

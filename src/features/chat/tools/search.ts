@@ -1,4 +1,5 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
+import type { ChatService } from '../service.js';
 import { objectSchema, plural, readOnlySpec, textParts } from '../../../calls/tool-kit.js';
 import type { ChatRole } from '../rules/jsonl.js';
 import { MAX_TERM_LENGTH, MAX_TERMS } from '../rules/search.js';
@@ -32,7 +33,7 @@ function render(result: SearchResult, query: string): string {
   return lines.join('\n');
 }
 
-export function searchTool(): BuiltInTool {
+export function searchTool(chats: ChatService): BuiltInTool {
   return {
     spec: readOnlySpec({
       name: 'chat.search',
@@ -124,7 +125,7 @@ export function searchTool(): BuiltInTool {
     }),
     async run(invocation) {
       const args = invocation.arguments as unknown as SearchArgs;
-      const result = await onRunChat(invocation, (service, chatId) => service.search(chatId, args));
+      const result = await onRunChat(chats, invocation, (service, chatId) => service.search(chatId, args));
       return { content: textParts(render(result, args.query)), structured: result };
     },
   };

@@ -90,6 +90,10 @@ export interface ParseSkillOptions {
   strict?: boolean;
 }
 
+/** Profile rules over skills: VISIBLE shows a skill, DENY hides it, and deny wins. */
+export const skillRuleEffects = ['VISIBLE', 'DENY'] as const;
+export type SkillRuleEffect = (typeof skillRuleEffects)[number];
+
 export const SKILL_FILE = 'SKILL.md';
 export const MAX_NAME_LENGTH = 64;
 export const MAX_DESCRIPTION_LENGTH = 1024;

@@ -1,11 +1,17 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
-import { DEFAULT_READ_CHARS_PER_CALL, DEFAULT_READ_CHARS_PER_RUN, type SkillReadBudget } from '../service.js';
+import {
+  DEFAULT_READ_CHARS_PER_CALL,
+  DEFAULT_READ_CHARS_PER_RUN,
+  type SkillReadBudget,
+  type SkillService,
+} from '../service.js';
 import { listTool } from './list.js';
 import { readTool } from './read.js';
 
 /** Seed §7.3: the skills the run's profile may see, read within per-call and per-run character budgets. */
 export function skillTools(
+  skills: SkillService,
   limits: SkillReadBudget = { perCall: DEFAULT_READ_CHARS_PER_CALL, perRun: DEFAULT_READ_CHARS_PER_RUN },
 ): BuiltInTool[] {
-  return [listTool(), readTool(limits)];
+  return [listTool(skills), readTool(skills, limits)];
 }

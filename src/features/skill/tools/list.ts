@@ -1,6 +1,6 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
 import { objectSchema, plural, readOnlySpec, textParts } from '../../../calls/tool-kit.js';
-import { SkillService, type SkillSummary } from '../service.js';
+import { type SkillService, type SkillSummary } from '../service.js';
 
 function render(skills: SkillSummary[]): string {
   if (skills.length === 0) return 'No skills are available in this run.';
@@ -12,7 +12,7 @@ function render(skills: SkillSummary[]): string {
   return lines.join('\n');
 }
 
-export function listTool(): BuiltInTool {
+export function listTool(skills: SkillService): BuiltInTool {
   return {
     spec: readOnlySpec({
       name: 'skill.list',
@@ -46,8 +46,8 @@ export function listTool(): BuiltInTool {
       ),
     }),
     async run(invocation) {
-      const skills = await new SkillService(invocation.db).visible(invocation.run.profileId);
-      return { content: textParts(render(skills)), structured: { skills } };
+      const visible = await skills.visible(invocation.run.profileId);
+      return { content: textParts(render(visible)), structured: { skills: visible } };
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
 import { asRecoverable, objectSchema, readOnlySpec, textParts } from '../../../calls/tool-kit.js';
-import { type SkillReadBudget, type SkillReadInput, type SkillReadResult, SkillService } from '../service.js';
+import { type SkillReadBudget, type SkillReadInput, type SkillReadResult, type SkillService } from '../service.js';
 
 const position = { type: 'integer', minimum: 0 };
 
@@ -15,7 +15,7 @@ function header(read: SkillReadResult): string {
   );
 }
 
-export function readTool(limits: SkillReadBudget): BuiltInTool {
+export function readTool(skills: SkillService, limits: SkillReadBudget): BuiltInTool {
   return {
     spec: readOnlySpec({
       name: 'skill.read',
@@ -118,7 +118,7 @@ export function readTool(limits: SkillReadBudget): BuiltInTool {
         profileId: invocation.run.profileId,
       };
       const read = await asRecoverable(() =>
-        new SkillService(invocation.db).read(
+        skills.read(
           invocation.arguments as unknown as SkillReadInput,
           scope,
           limits,

@@ -1,6 +1,6 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
-import type { WorkspaceConfig } from '../rules/config.js';
-import type { ChangedFile } from '../service.js';
+import type { Workspaces } from '../workspaces.js';
+import type { ChangedFile } from '../types.js';
 import {
   changeSchema,
   checkpointRefSchema,
@@ -8,7 +8,7 @@ import {
   objectSchema,
   plural,
   spec,
-  workspaceOf,
+  sessionOf,
 } from './common.js';
 
 const FORMAT = `*** Begin Patch
@@ -39,7 +39,7 @@ function describeChange(change: ChangedFile): string {
   }
 }
 
-export function applyPatchTool(config: WorkspaceConfig): BuiltInTool {
+export function applyPatchTool(workspaces: Workspaces): BuiltInTool {
   return {
     spec: spec({
       name: 'workspace.apply_patch',
@@ -74,8 +74,8 @@ export function applyPatchTool(config: WorkspaceConfig): BuiltInTool {
       annotations: MUTATING,
     }),
     async run(invocation) {
-      const { service, session } = workspaceOf(config, invocation);
-      const applied = await service.patch(session, String(invocation.arguments.patch));
+      const session = sessionOf(invocation);
+      const applied = await workspaces.sessions.patch(session, String(invocation.arguments.patch));
       const summary = applied.changes.map(describeChange).join('; ');
       return {
         content: [

@@ -1,17 +1,28 @@
 import type { BuiltInTool, Invocation } from '../../../calls/tool-contract.js';
+import { RecoverableToolError } from '../../../core/tool-errors.js';
 import type { ToolAnnotations, ToolBudget, ToolSpec } from '../../../core/tool-spec.js';
 import { patchChangeKinds } from '../rules/patch/types.js';
-import type { WorkspaceConfig } from '../rules/config.js';
-import { sessionOf, WorkspaceService, type WorkspaceSession } from '../service.js';
+import type { WorkspaceSession } from '../types.js';
 
 type WorkspaceToolSpec = BuiltInTool['spec'];
 
-/** The service over the call's database and the session of the call's run and workspace. */
-export function workspaceOf(
-  config: WorkspaceConfig,
-  invocation: Invocation,
-): { service: WorkspaceService; session: WorkspaceSession } {
-  return { service: new WorkspaceService(invocation.db, config), session: sessionOf(invocation) };
+/** The call's run and workspace; its changes commit in the call's transaction, with the call's journal events. */
+export function sessionOf(invocation: Invocation): WorkspaceSession {
+  const workspaceId = invocation.run.workspaceId;
+  if (!workspaceId) {
+    throw new RecoverableToolError(
+      'no_workspace',
+      'This run has no workspace, so workspace tools cannot be used in it. Continue without them.',
+    );
+  }
+  return {
+    workspaceId,
+    profileId: invocation.run.profileId,
+    runId: invocation.run.id,
+    callId: invocation.callId,
+    actor: `tool:${invocation.spec.name}`,
+    transaction: (work) => invocation.transaction(work),
+  };
 }
 
 const NO_BUDGET: ToolBudget = {

@@ -1,8 +1,8 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
-import type { WorkspaceConfig } from '../rules/config.js';
-import { MUTATING, objectSchema, plural, spec, workspaceOf } from './common.js';
+import type { Workspaces } from '../workspaces.js';
+import { MUTATING, objectSchema, plural, spec, sessionOf } from './common.js';
 
-export function createCheckpointTool(config: WorkspaceConfig): BuiltInTool {
+export function createCheckpointTool(workspaces: Workspaces): BuiltInTool {
   return {
     spec: spec({
       name: 'workspace.create_checkpoint',
@@ -32,9 +32,9 @@ export function createCheckpointTool(config: WorkspaceConfig): BuiltInTool {
       annotations: MUTATING,
     }),
     async run(invocation) {
-      const { service, session } = workspaceOf(config, invocation);
+      const session = sessionOf(invocation);
       const label = typeof invocation.arguments.label === 'string' ? invocation.arguments.label : null;
-      const checkpoint = await service.createCheckpoint(session, label);
+      const checkpoint = await workspaces.sessions.createCheckpoint(session, label);
       const named = label === null ? '' : ` "${label}"`;
       return {
         content: [

@@ -1,8 +1,8 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
-import type { WorkspaceConfig } from '../rules/config.js';
-import { checkpointRefSchema, objectSchema, plural, sha256Schema, spec, workspaceOf } from './common.js';
+import type { Workspaces } from '../workspaces.js';
+import { checkpointRefSchema, objectSchema, plural, sha256Schema, spec, sessionOf } from './common.js';
 
-export function finishTool(config: WorkspaceConfig): BuiltInTool {
+export function finishTool(workspaces: Workspaces): BuiltInTool {
   return {
     spec: spec({
       name: 'workspace.finish',
@@ -40,9 +40,9 @@ export function finishTool(config: WorkspaceConfig): BuiltInTool {
       annotations: { readOnly: false, destructive: false, idempotent: true, openWorld: false, cost: 'LOW' },
     }),
     async run(invocation) {
-      const { service, session } = workspaceOf(config, invocation);
+      const session = sessionOf(invocation);
       const args = invocation.arguments as { summary?: string; artifacts?: string[] };
-      const finished = await service.finish(session, args.artifacts ?? []);
+      const finished = await workspaces.sessions.finish(session, args.artifacts ?? []);
       const list = finished.artifacts.map((a) => a.path).join(', ');
       return {
         content: [

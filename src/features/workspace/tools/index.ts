@@ -1,5 +1,5 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
-import { DEFAULT_WORKSPACE_CONFIG, type WorkspaceConfig } from '../rules/config.js';
+import type { Workspaces } from '../workspaces.js';
 import { applyPatchTool } from './apply-patch.js';
 import { createCheckpointTool } from './create-checkpoint.js';
 import { finishTool } from './finish.js';
@@ -8,15 +8,15 @@ import { readFileTool } from './read-file.js';
 import { restoreCheckpointTool } from './restore-checkpoint.js';
 import { writeFileTool } from './write-file.js';
 
-/** The workspace tools (seed §7.1), over one configuration of roots, profiles and finish requirements. */
-export function workspaceTools(config: WorkspaceConfig = DEFAULT_WORKSPACE_CONFIG): BuiltInTool[] {
+/** The workspace tools (seed §7.1), over the workspaces the composition root built. */
+export function workspaceTools(workspaces: Workspaces): BuiltInTool[] {
   return [
-    listFilesTool(config),
-    readFileTool(config),
-    writeFileTool(config),
-    applyPatchTool(config),
-    createCheckpointTool(config),
-    restoreCheckpointTool(config),
-    finishTool(config),
+    listFilesTool(workspaces),
+    readFileTool(workspaces),
+    writeFileTool(workspaces),
+    applyPatchTool(workspaces),
+    createCheckpointTool(workspaces),
+    restoreCheckpointTool(workspaces),
+    finishTool(workspaces),
   ];
 }

@@ -1,10 +1,10 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
-import type { WorkspaceConfig } from '../rules/config.js';
-import { objectSchema, plural, READ_ONLY, sha256Schema, spec, workspaceOf } from './common.js';
+import type { Workspaces } from '../workspaces.js';
+import { objectSchema, plural, READ_ONLY, sha256Schema, spec, sessionOf } from './common.js';
 
 const DEFAULT_LIMIT = 200;
 
-export function listFilesTool(config: WorkspaceConfig): BuiltInTool {
+export function listFilesTool(workspaces: Workspaces): BuiltInTool {
   return {
     spec: spec({
       name: 'workspace.list_files',
@@ -57,9 +57,9 @@ export function listFilesTool(config: WorkspaceConfig): BuiltInTool {
       annotations: READ_ONLY,
     }),
     async run(invocation) {
-      const { service, session } = workspaceOf(config, invocation);
+      const session = sessionOf(invocation);
       const args = invocation.arguments as { prefix?: string; limit?: number };
-      const listed = await service.list(session, args.prefix ?? null, args.limit ?? DEFAULT_LIMIT);
+      const listed = await workspaces.sessions.list(session, args.prefix ?? null, args.limit ?? DEFAULT_LIMIT);
       const roots = listed.roots
         .map((r) => `${r.path}/ (${r.writable ? 'writable' : 'read-only'})`)
         .join(', ');

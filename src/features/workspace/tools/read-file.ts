@@ -1,7 +1,7 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
-import type { WorkspaceConfig } from '../rules/config.js';
-import type { ReadResult } from '../service.js';
-import { objectSchema, pathSchema, READ_ONLY, sha256Schema, spec, workspaceOf } from './common.js';
+import type { Workspaces } from '../workspaces.js';
+import type { ReadResult } from '../types.js';
+import { objectSchema, pathSchema, READ_ONLY, sha256Schema, spec, sessionOf } from './common.js';
 
 /**
  * The most content one read returns. The runtime moves a text part over 16 KiB into a resource
@@ -35,7 +35,7 @@ function header(read: ReadResult): string {
   return `${read.path} (${where}; ${read.size} bytes; sha256 ${read.sha256}).${next}`;
 }
 
-export function readFileTool(config: WorkspaceConfig): BuiltInTool {
+export function readFileTool(workspaces: Workspaces): BuiltInTool {
   return {
     spec: spec({
       name: 'workspace.read_file',
@@ -107,12 +107,12 @@ export function readFileTool(config: WorkspaceConfig): BuiltInTool {
       annotations: READ_ONLY,
     }),
     async run(invocation) {
-      const { service, session } = workspaceOf(config, invocation);
+      const session = sessionOf(invocation);
       const args = invocation.arguments as unknown as ReadArgs;
       const budgetTokens = [args.maxTokens, invocation.spec.budget.maxOutputTokens].filter(
         (n): n is number => typeof n === 'number',
       );
-      const read = await service.read(
+      const read = await workspaces.sessions.read(
         session,
         args.path,
         {

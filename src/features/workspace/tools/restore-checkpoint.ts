@@ -1,10 +1,10 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
 import type { ContentPart } from '../../../core/tool-result.js';
 import { fileChangeKinds } from '../rules/diff.js';
-import type { WorkspaceConfig } from '../rules/config.js';
-import { checkpointRefSchema, objectSchema, plural, sha256Schema, spec, workspaceOf } from './common.js';
+import type { Workspaces } from '../workspaces.js';
+import { checkpointRefSchema, objectSchema, plural, sessionOf, sha256Schema, spec } from './common.js';
 
-export function restoreCheckpointTool(config: WorkspaceConfig): BuiltInTool {
+export function restoreCheckpointTool(workspaces: Workspaces): BuiltInTool {
   return {
     spec: spec({
       name: 'workspace.restore_checkpoint',
@@ -47,8 +47,8 @@ export function restoreCheckpointTool(config: WorkspaceConfig): BuiltInTool {
       permission: 'APPROVAL_REQUIRED',
     }),
     async run(invocation) {
-      const { service, session } = workspaceOf(config, invocation);
-      const result = await service.restore(session, Number(invocation.arguments.checkpoint));
+      const session = sessionOf(invocation);
+      const result = await workspaces.sessions.restore(session, Number(invocation.arguments.checkpoint));
       const content: ContentPart[] = [
         {
           type: 'text',
@@ -57,7 +57,11 @@ export function restoreCheckpointTool(config: WorkspaceConfig): BuiltInTool {
       ];
       if (result.changes.length > 0) {
         // What the restore undid, for people reviewing the run; both ends are immutable checkpoints.
-        const diff = await service.diff(session.workspaceId, result.previous.id, result.checkpoint.id);
+        const diff = await workspaces.admin.diff(
+          session.workspaceId,
+          result.previous.id,
+          result.checkpoint.id,
+        );
         const stored = await invocation.storeResource(Buffer.from(diff.unified, 'utf8'), 'text/x-diff');
         content.push({
           type: 'diff_ref',

@@ -1,6 +1,6 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
-import type { WorkspaceConfig } from '../rules/config.js';
-import type { WriteInput } from '../service.js';
+import type { Workspaces } from '../workspaces.js';
+import type { WriteInput } from '../types.js';
 import {
   checkpointRefSchema,
   MUTATING,
@@ -8,10 +8,10 @@ import {
   pathSchema,
   sha256Schema,
   spec,
-  workspaceOf,
+  sessionOf,
 } from './common.js';
 
-export function writeFileTool(config: WorkspaceConfig): BuiltInTool {
+export function writeFileTool(workspaces: Workspaces): BuiltInTool {
   return {
     spec: spec({
       name: 'workspace.write_file',
@@ -48,8 +48,8 @@ export function writeFileTool(config: WorkspaceConfig): BuiltInTool {
       annotations: MUTATING,
     }),
     async run(invocation) {
-      const { service, session } = workspaceOf(config, invocation);
-      const written = await service.write(session, invocation.arguments as unknown as WriteInput);
+      const session = sessionOf(invocation);
+      const written = await workspaces.sessions.write(session, invocation.arguments as unknown as WriteInput);
       const verb = written.created ? 'Created' : 'Wrote';
       return {
         content: [

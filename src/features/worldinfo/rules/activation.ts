@@ -75,6 +75,10 @@ export interface ActivationOptions {
   measure?: (content: string) => number;
 }
 
+/** HOST: the app recorded which entries it activated; COMPUTED: this module computed them from the chat. */
+export const activationSources = ['HOST', 'COMPUTED'] as const;
+export type ActivationSource = (typeof activationSources)[number];
+
 export type ActivationReason = 'constant' | 'keys';
 
 export interface ActivatedEntry {

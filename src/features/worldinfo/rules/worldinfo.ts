@@ -16,7 +16,7 @@
  */
 import { z } from 'zod';
 import { DomainError } from '../../../core/errors.js';
-import type { JsonObject } from '../../chat/rules/jsonl.js';
+import type { JsonObject } from '../../../core/json.js';
 
 export const WORLD_INFO_POSITION = {
   before: 0,
@@ -28,6 +28,21 @@ export const WORLD_INFO_POSITION = {
   EMBottom: 6,
   outlet: 7,
 } as const;
+
+/** The names tools and the API give the WORLD_INFO_POSITION values, in value order. */
+export const worldInfoPositionNames = [
+  'before_char',
+  'after_char',
+  'an_top',
+  'an_bottom',
+  'at_depth',
+  'em_top',
+  'em_bottom',
+  'outlet',
+] as const;
+
+export const positionName = (position: number): string =>
+  worldInfoPositionNames[position] ?? `position_${position}`;
 
 export const WORLD_INFO_LOGIC = { AND_ANY: 0, NOT_ALL: 1, NOT_ANY: 2, AND_ALL: 3 } as const;
 

@@ -1,9 +1,8 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
 import { objectSchema, plural, readOnlySpec, textParts } from '../../../calls/tool-kit.js';
 import { RecoverableToolError } from '../../../core/tool-errors.js';
-import type { ActivationEntrySnapshot } from '../../../db/schema.js';
-import { ChatService } from '../../chat/service.js';
-import { type ActivationRow, positionName, WorldInfoService } from '../service.js';
+import type { ActivationEntrySnapshot } from '../tables.js';
+import { type ActivationRow, positionName, type WorldInfoService } from '../service.js';
 
 export const DEFAULT_MAX_CHARS = 8_000;
 const MAX_MAX_CHARS = 50_000;
@@ -119,7 +118,7 @@ function renderContents(
   return lines.join('\n').trimEnd();
 }
 
-export function readActivatedTool(): BuiltInTool {
+export function readActivatedTool(worldInfo: WorldInfoService): BuiltInTool {
   return {
     spec: readOnlySpec({
       name: 'worldinfo.read_activated',
@@ -215,8 +214,7 @@ export function readActivatedTool(): BuiltInTool {
     }),
     async run(invocation) {
       const args = invocation.arguments as unknown as ReadActivatedArgs;
-      const service = new WorldInfoService(invocation.db, new ChatService(invocation.db));
-      const activation = await service.latestActivation({
+      const activation = await worldInfo.latestActivation({
         runId: invocation.run.id,
         chatId: invocation.run.chatId,
       });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderApprovalMessage } from '../../../../src/bridge/extension/rules/approval-message.js';
+import { renderApprovalMessage } from '../../../../src/core/approval-message.js';
 import {
   extensionToolName,
   parseExtensionToolName,

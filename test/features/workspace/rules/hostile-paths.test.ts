@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RecoverableToolError, SystemFailure } from '../../../../src/core/tool-errors.js';
 import type { Db } from '../../../../src/db/client.js';
-import { WorkspaceService, type WorkspaceSession } from '../../../../src/features/workspace/service.js';
+import { createWorkspaces, type WorkspaceSession } from '../../../../src/features/workspace/index.js';
 
 /**
  * Every tool operation checks its paths before it touches storage: here storage throws on any
@@ -27,7 +27,7 @@ const session: WorkspaceSession = {
   },
 };
 
-const service = new WorkspaceService(storage);
+const service = createWorkspaces(storage).sessions;
 
 const ROOTS = ['', 'output/', 'inputs/', 'scratch/deep/'];
 

@@ -1,4 +1,4 @@
-import { canonicalJson } from '../../../core/canonical-json.js';
+import { canonicalJson } from './canonical-json.js';
 
 export const MAX_TEMPLATE_CHARS = 500;
 const MAX_VALUE_CHARS = 200;

@@ -1,0 +1,6 @@
+/** MCP servers as other modules see them: configuration, this process's connections, the executor. */
+export { mcpCommands } from './cli.js';
+export { type ConnectionOptions, defaultConnectionOptions } from './connection.js';
+export { McpExecutor } from './executor.js';
+export { McpConnectionManager } from './manager.js';
+export { McpServerService } from './service.js';

@@ -1,0 +1,159 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import type { ToolCallStatus } from '../core/tool-call.js';
+import type { ToolError, ToolResult } from '../core/tool-result.js';
+import type { JsonSchema, ToolAnnotations, ToolBudget } from '../core/tool-spec.js';
+import { bytea, createdAt, tstz, updatedAt } from '../db/columns.js';
+import { jsonb } from '../db/jsonb.js';
+
+/** The lifecycle's own tables: the registry, policy rules, runs, calls and the resources they produce. */
+
+export const tools = pgTable('tools', {
+  name: text('name').primaryKey(),
+  title: text('title').notNull(),
+  description: text('description').notNull(),
+  inputSchema: jsonb('input_schema').$type<JsonSchema>().notNull(),
+  outputSchema: jsonb('output_schema').$type<JsonSchema>(),
+  annotations: jsonb('annotations').$type<ToolAnnotations>().notNull(),
+  visibility: text('visibility', { enum: ['MODEL', 'USER_ONLY'] }).notNull(),
+  permission: text('permission', { enum: ['ALWAYS_ALLOW', 'APPROVAL_REQUIRED', 'DENY'] }).notNull(),
+  budget: jsonb('budget').$type<ToolBudget>().notNull(),
+  source: text('source', { enum: ['BUILT_IN', 'MCP', 'EXTENSION', 'SKILL'] }).notNull(),
+  enabled: boolean('enabled').notNull().default(true),
+  /** Which extension or MCP server a tool belongs to; null for built-in and admin-registered tools. */
+  owner: text('owner'),
+  /** Authoring niceties kept from the legacy ToolManager (extension tools set them). */
+  displayName: text('display_name'),
+  approvalTemplate: text('approval_template'),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const policyRules = pgTable(
+  'policy_rules',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    layer: text('layer', { enum: ['PLATFORM', 'USER', 'PROFILE', 'PLAN_NODE', 'SOURCE'] }).notNull(),
+    scopeId: text('scope_id'),
+    toolPattern: text('tool_pattern').notNull(),
+    effect: text('effect', { enum: ['ALLOW', 'DENY', 'ASK'] }).notNull(),
+    skipApproval: boolean('skip_approval').notNull().default(false),
+    budget: jsonb('budget').$type<ToolBudget>(),
+    reason: text('reason'),
+    createdBy: text('created_by'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('policy_rules_layer_scope_idx').on(t.layer, t.scopeId)],
+);
+
+export const runs = pgTable(
+  'runs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    status: text('status', { enum: ['RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED'] }).notNull(),
+    userId: text('user_id'),
+    profileId: text('profile_id'),
+    planNodeId: text('plan_node_id'),
+    chatId: text('chat_id'),
+    workspaceId: text('workspace_id'),
+    deniedToolStrategy: text('denied_tool_strategy', {
+      enum: ['FAIL_RUN', 'RETURN_DENIED_RESULT'],
+    }).notNull(),
+    maxCalls: integer('max_calls'),
+    maxCallsPerTool: integer('max_calls_per_tool'),
+    failure: jsonb('failure').$type<ToolError>(),
+    /** The token that created the run: agents read only their own runs. */
+    createdByToken: uuid('created_by_token'),
+    createdBy: text('created_by').notNull(),
+    createdAt: createdAt(),
+    finishedAt: tstz('finished_at'),
+  },
+  (t) => [index('runs_status_idx').on(t.status, t.createdAt)],
+);
+
+export interface ToolSnapshot {
+  title: string;
+  source: string;
+  annotations: ToolAnnotations;
+  displayName?: string | null;
+  /** The tool's approval message template, filled with this call's arguments. */
+  approvalMessage?: string | null;
+}
+
+export interface DecisionRecord {
+  approved: boolean;
+  decidedBy: string;
+  reason: string | null;
+  decidedAt: string;
+  argumentsHash: string;
+}
+
+export const toolCalls = pgTable(
+  'tool_calls',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    runId: uuid('run_id')
+      .notNull()
+      .references(() => runs.id),
+    name: text('name').notNull(),
+    arguments: jsonb('arguments').notNull(),
+    argumentsHash: text('arguments_hash').notNull(),
+    providerCallId: text('provider_call_id'),
+    providerMetadata: jsonb('provider_metadata').$type<Record<string, unknown>>(),
+    idempotencyKey: text('idempotency_key'),
+    status: text('status').$type<ToolCallStatus>().notNull(),
+    approvalRequired: boolean('approval_required').notNull().default(false),
+    policyReason: text('policy_reason'),
+    /** What the tool was when the call was made: an approval UI shows this even if the spec changes. */
+    tool: jsonb('tool').$type<ToolSnapshot>(),
+    /** Whether the call used up budget (calls rejected before dispatch do not). */
+    countsAgainstBudget: boolean('counts_against_budget').notNull().default(false),
+    timeoutMs: integer('timeout_ms'),
+    maxOutputTokens: integer('max_output_tokens'),
+    approvalExpiresAt: tstz('approval_expires_at'),
+    decision: jsonb('decision').$type<DecisionRecord>(),
+    result: jsonb('result').$type<ToolResult>(),
+    error: jsonb('error').$type<ToolError>(),
+    leaseOwner: text('lease_owner'),
+    leaseExpiresAt: tstz('lease_expires_at'),
+    attempts: integer('attempts').notNull().default(0),
+    requestedBy: text('requested_by').notNull(),
+    requestedAt: createdAt(),
+    startedAt: tstz('started_at'),
+    finishedAt: tstz('finished_at'),
+  },
+  (t) => [
+    index('tool_calls_run_idx').on(t.runId, t.requestedAt),
+    index('tool_calls_status_idx').on(t.status),
+    uniqueIndex('tool_calls_provider_call_idx')
+      .on(t.runId, t.providerCallId)
+      .where(sql`${t.providerCallId} is not null`),
+    uniqueIndex('tool_calls_idempotency_idx')
+      .on(t.runId, t.idempotencyKey)
+      .where(sql`${t.idempotencyKey} is not null`),
+  ],
+);
+
+/** Content-addressed blobs: large tool output, images, audio. Stored once per sha256. */
+export const resources = pgTable('resources', {
+  uri: text('uri').primaryKey(),
+  sha256: text('sha256').notNull(),
+  mimeType: text('mime_type').notNull(),
+  size: integer('size').notNull(),
+  content: bytea('content').notNull(),
+  createdAt: createdAt(),
+});
+
+/** Which runs refer to a resource, so that reading it can be authorised like reading the run. */
+export const resourceLinks = pgTable(
+  'resource_links',
+  {
+    uri: text('uri')
+      .notNull()
+      .references(() => resources.uri),
+    runId: uuid('run_id')
+      .notNull()
+      .references(() => runs.id),
+  },
+  (t) => [uniqueIndex('resource_links_uri_run_idx').on(t.uri, t.runId)],
+);

@@ -1,0 +1,22 @@
+import { type Command, existingPath } from '../../cli/command.js';
+import { readSkillFolders, type SkillService } from './service.js';
+
+export const skillCommands: Command<{ skills: SkillService }>[] = [
+  {
+    path: ['skill', 'import'],
+    summary: 'Import an Agent Skills folder, or every skill folder in a directory.',
+    usage: 'skill import <dir>',
+    async run({ positionals }, services, io) {
+      const { folders, skipped } = readSkillFolders(
+        existingPath(positionals[0], 'skill directory', 'directory'),
+      );
+      const imported = await services.skills.importSkills(folders, 'cli:skill-import');
+      for (const skill of imported) {
+        io.out(`imported skill ${skill.name}`);
+        for (const warning of skill.warnings) io.err(`  warning: ${warning.message}`);
+      }
+      for (const path of skipped) io.err(`skipped ${path}`);
+      return 0;
+    },
+  },
+];

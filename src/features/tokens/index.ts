@@ -1,0 +1,3 @@
+/** API tokens as other modules see them. */
+export { tokenCommands } from './cli.js';
+export { TokenService } from './service.js';

@@ -1,0 +1,125 @@
+import { notFound } from '../../core/errors.js';
+import { appendEvents } from '../../journal/append.js';
+import { decodeText, MAX_FILE_BYTES } from './rules/content.js';
+import { compareManifests, unifiedFileDiff } from './rules/diff.js';
+import { checkWorkspacePath, isPathUnder } from './rules/paths.js';
+import { PathIndex } from './rules/tree.js';
+import type { WorkspaceStore } from './store.js';
+import {
+  type CheckpointRow,
+  type ImportResult,
+  refOf,
+  type WorkspaceDiff,
+  type WorkspaceSession,
+} from './types.js';
+
+/**
+ * What operators do with workspaces outside any run (GraphQL, CLI, context assembly): diffs,
+ * export and import. They see every file; roots apply only to what an import may place.
+ */
+export class WorkspaceAdmin {
+  constructor(private readonly store: WorkspaceStore) {}
+
+  /** A session outside any run (imports): its own transaction; journal events name `actor`. */
+  operatorSession(workspaceId: string, actor: string): WorkspaceSession {
+    return {
+      workspaceId,
+      profileId: null,
+      runId: null,
+      callId: null,
+      actor,
+      transaction: (work) =>
+        this.store.db.transaction((tx) =>
+          work(tx, async (events) => {
+            await appendEvents(
+              tx,
+              events.map((event) => ({ ...event, runId: null, callId: null, actor })),
+            );
+          }),
+        ),
+    };
+  }
+
+  /**
+   * What changed between two checkpoints of a workspace: `from` null is the empty workspace, `to`
+   * null its current files.
+   */
+  async diff(workspaceId: string, fromRef: string | null, toRef: string | null): Promise<WorkspaceDiff> {
+    const from = fromRef ? await this.store.requireCheckpoint(workspaceId, fromRef) : null;
+    const to = toRef ? await this.store.requireCheckpoint(workspaceId, toRef) : null;
+    const before = from ? await this.store.manifest(from.id) : [];
+    const after = to ? await this.store.manifest(to.id) : await this.store.files(workspaceId);
+    const files = compareManifests(
+      new Map(before.map((e) => [e.path, e.sha256])),
+      new Map(after.map((e) => [e.path, e.sha256])),
+    );
+    const hashes = files.flatMap((f) => [f.oldSha256, f.newSha256]).filter((h): h is string => h !== null);
+    const blobs = await this.store.blobs(this.store.db, hashes);
+    const side = (sha256: string | null) =>
+      sha256 === null ? null : { sha256, text: decodeText(blobs.get(sha256)!) };
+    const unified = files.map((f) => unifiedFileDiff(f.path, side(f.oldSha256), side(f.newSha256))).join('');
+    return { from, to, files, unified };
+  }
+
+  /** Every file with its bytes, now or at a checkpoint, for `workspace export`. */
+  async exportFiles(
+    workspaceId: string,
+    checkpointRef: string | null,
+  ): Promise<{ checkpoint: CheckpointRow | null; files: Array<{ path: string; content: Buffer }> }> {
+    if (!(await this.store.get(workspaceId))) throw notFound(`no workspace ${workspaceId}`);
+    const checkpoint = checkpointRef ? await this.store.requireCheckpoint(workspaceId, checkpointRef) : null;
+    const entries = checkpoint
+      ? await this.store.manifest(checkpoint.id)
+      : await this.store.files(workspaceId);
+    const blobs = await this.store.blobs(
+      this.store.db,
+      entries.map((e) => e.sha256),
+    );
+    return { checkpoint, files: entries.map((e) => ({ path: e.path, content: blobs.get(e.sha256)! })) };
+  }
+
+  /**
+   * Adds or replaces files (other files stay) in one checkpointed change. A file is skipped, with
+   * the reason, when its path breaks the path rules, lies outside every root of the workspace,
+   * would clash with a file or folder, or is too large.
+   */
+  async importFiles(
+    session: WorkspaceSession,
+    files: ReadonlyArray<{ path: string; content: Buffer }>,
+  ): Promise<ImportResult> {
+    const skipped: ImportResult['skipped'] = [];
+    const candidates: Array<{ path: string; content: Buffer }> = [];
+    for (const file of files) {
+      const checked = checkWorkspacePath(file.path);
+      if (!checked.ok) skipped.push({ path: file.path, reason: checked.message });
+      else if (file.content.length > MAX_FILE_BYTES) {
+        skipped.push({ path: file.path, reason: `larger than ${MAX_FILE_BYTES} bytes` });
+      } else candidates.push({ path: checked.path, content: file.content });
+    }
+    return session.transaction(async (tx, journal) => {
+      const workspace = await this.store.lock(tx, session.workspaceId);
+      const existing = new PathIndex(await this.store.paths(tx, workspace.id));
+      const accepted: Array<{ path: string; content: Buffer }> = [];
+      for (const file of candidates) {
+        const conflict = existing.has(file.path) ? null : existing.conflict(file.path);
+        if (!workspace.roots.some((root) => isPathUnder(file.path, root.path))) {
+          skipped.push({ path: file.path, reason: 'outside every root of the workspace' });
+        } else if (conflict) {
+          skipped.push({ path: file.path, reason: conflict.message });
+        } else {
+          accepted.push(file);
+          existing.add(file.path);
+        }
+      }
+      if (accepted.length === 0) return { imported: [], skipped, checkpoint: null };
+      const before = await this.store.entries(
+        tx,
+        workspace.id,
+        accepted.map((f) => f.path),
+      );
+      const imported = await this.store.putContents(tx, workspace.id, accepted, before);
+      const checkpoint = await this.store.commit(tx, journal, session, workspace, 'import', null, imported);
+      return { imported, skipped, checkpoint: refOf(checkpoint) };
+    });
+  }
+}

@@ -1,0 +1,4 @@
+/** The world-info feature as other modules see it. */
+export { worldInfoCommands } from './cli.js';
+export { WorldInfoService } from './service.js';
+export { worldInfoTools } from './tools/index.js';

@@ -1,0 +1,20 @@
+import { createServices, type ServiceOptions, type Services } from '../../src/app/services.js';
+import { createLogger } from '../../src/app/logger.js';
+import type { Database } from '../../src/db/client.js';
+import { testTools } from './test-tools.js';
+
+/**
+ * Started services over a test database, with the test tools and leases and polls short enough
+ * that a test waiting on the dispatcher or the bus waits a fraction of a second; `options` add to
+ * or replace these.
+ */
+export async function startServices(database: Database, options: ServiceOptions = {}): Promise<Services> {
+  const services = createServices(database, createLogger('silent'), {
+    extraTools: testTools,
+    dispatcher: { leaseMs: 2_000, pollMs: 100, orphanAfterMs: 1_000, defaultTimeoutMs: 10_000 },
+    busPollMs: 200,
+    ...options,
+  });
+  await services.start();
+  return services;
+}
