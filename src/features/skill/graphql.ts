@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { actorOf } from '../../core/auth.js';
 import { builder, scopes } from '../../graphql/builder.js';
 import { optionalId } from '../../graphql/ids.js';
+import { skillRuleEffects } from './rules/skill.js';
 import { type SkillRow, type SkillRuleRow, skillFolderSchema, skillRuleInputSchema } from './service.js';
-import { skillRuleEffects } from './tables.js';
 
 const SkillFileType = builder
   .objectRef<{ skillName: string; path: string; chars: number }>('SkillFile')

@@ -7,7 +7,7 @@ import { parseInput } from '../../core/parse-input.js';
 import { patternMatches } from '../../core/policy.js';
 import { RecoverableToolError } from '../../core/tool-errors.js';
 import type { Db } from '../../db/client.js';
-import { skillFiles, skillReads, skillRuleEffects, skillRules, skills } from './tables.js';
+import { skillFiles, skillReads, skillRules, skills } from './tables.js';
 import { rowsOf } from '../../db/tx.js';
 import {
   findSections,
@@ -17,7 +17,14 @@ import {
   splitSections,
   type TextSlice,
 } from './rules/sections.js';
-import { type ParsedSkill, parseSkill, SKILL_FILE, SkillError, type SkillFile } from './rules/skill.js';
+import {
+  type ParsedSkill,
+  parseSkill,
+  SKILL_FILE,
+  SkillError,
+  type SkillFile,
+  skillRuleEffects,
+} from './rules/skill.js';
 
 export type SkillRow = typeof skills.$inferSelect;
 export type SkillRuleRow = typeof skillRules.$inferSelect;

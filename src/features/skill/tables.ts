@@ -1,7 +1,7 @@
 import { index, integer, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt } from '../../db/columns.js';
 import { jsonb } from '../../db/jsonb.js';
-import type { SkillWarning } from './rules/skill.js';
+import { type SkillWarning, skillRuleEffects } from './rules/skill.js';
 
 /** Agent Skills (issue 7): folders, their visibility rules and the durable per-run read budget. */
 
@@ -30,9 +30,6 @@ export const skillFiles = pgTable(
   },
   (t) => [primaryKey({ columns: [t.skillName, t.path] })],
 );
-
-export const skillRuleEffects = ['VISIBLE', 'DENY'] as const;
-export type SkillRuleEffect = (typeof skillRuleEffects)[number];
 
 /**
  * Which skills a profile's runs may see. A rule without a profile applies to every run. A skill is

@@ -1,13 +1,13 @@
 import { actorOf } from '../../core/auth.js';
 import { builder, scopes } from '../../graphql/builder.js';
 import { optionalId } from '../../graphql/ids.js';
+import { positionName } from './rules/worldinfo.js';
 import {
   type ActivationRow,
   computeActivationInputSchema,
   importLorebookInputSchema,
   type LorebookEntryRow,
   type LorebookRow,
-  positionName,
   recordActivationInputSchema,
 } from './service.js';
 import type { ActivationEntrySnapshot } from './tables.js';

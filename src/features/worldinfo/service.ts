@@ -63,18 +63,6 @@ export const computeActivationInputSchema = z.object({
 });
 export type ComputeActivationInput = z.input<typeof computeActivationInputSchema>;
 
-export const POSITION_NAMES = [
-  'before_char',
-  'after_char',
-  'an_top',
-  'an_bottom',
-  'at_depth',
-  'em_top',
-  'em_bottom',
-  'outlet',
-] as const;
-
-export const positionName = (position: number): string => POSITION_NAMES[position] ?? `position_${position}`;
 export const entryRef = (lorebookId: string, uid: number) => `wi:${lorebookId}#${uid}`;
 
 function isJsonObject(value: unknown): value is JsonObject {

@@ -1,6 +1,7 @@
 import { index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, rawJson } from '../../db/columns.js';
 import { jsonb } from '../../db/jsonb.js';
+import { activationSources } from './rules/activation.js';
 import type { WorldInfoEntryFields, WorldInfoSource } from './rules/worldinfo.js';
 
 /**
@@ -44,9 +45,6 @@ export const lorebookEntries = pgTable(
     uniqueIndex('lorebook_entries_uid_idx').on(t.lorebookId, t.uid),
   ],
 );
-
-export const activationSources = ['HOST', 'COMPUTED'] as const;
-export type ActivationSource = (typeof activationSources)[number];
 
 export interface ActivationEntrySnapshot {
   ref: string;

@@ -1,8 +1,10 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
 import { objectSchema, plural, readOnlySpec, textParts } from '../../../calls/tool-kit.js';
 import { RecoverableToolError } from '../../../core/tool-errors.js';
+import { activationSources } from '../rules/activation.js';
+import { positionName, worldInfoPositionNames } from '../rules/worldinfo.js';
+import type { ActivationRow, WorldInfoService } from '../service.js';
 import type { ActivationEntrySnapshot } from '../tables.js';
-import { type ActivationRow, positionName, type WorldInfoService } from '../service.js';
 
 export const DEFAULT_MAX_CHARS = 8_000;
 const MAX_MAX_CHARS = 50_000;
@@ -151,7 +153,7 @@ export function readActivatedTool(worldInfo: WorldInfoService): BuiltInTool {
           activation: objectSchema(
             {
               id: { type: 'string' },
-              source: { enum: ['HOST', 'COMPUTED'] },
+              source: { enum: [...activationSources] },
               createdAt: { type: 'string' },
               runId: { type: ['string', 'null'] },
               chatId: { type: ['string', 'null'] },
@@ -167,18 +169,7 @@ export function readActivatedTool(worldInfo: WorldInfoService): BuiltInTool {
                 name: { type: 'string' },
                 lorebook: { type: 'string' },
                 size: { type: 'integer', minimum: 0, description: 'Characters of content.' },
-                position: {
-                  enum: [
-                    'before_char',
-                    'after_char',
-                    'an_top',
-                    'an_bottom',
-                    'at_depth',
-                    'em_top',
-                    'em_bottom',
-                    'outlet',
-                  ],
-                },
+                position: { enum: [...worldInfoPositionNames] },
                 depth: { type: ['integer', 'null'], description: 'Insertion depth for at_depth entries.' },
                 constant: { type: 'boolean' },
                 order: { type: 'number' },
