@@ -14,6 +14,7 @@ import {
 } from './service.js';
 
 const ChatRoleEnum = builder.enumType('ChatRole', {
+  description: 'Who wrote a chat message: USER, ASSISTANT (the character) or SYSTEM.',
   values: {
     USER: { value: 'user' as const },
     ASSISTANT: { value: 'assistant' as const },
@@ -41,14 +42,19 @@ interface MessageRow {
 const ChatMessageType = builder.objectRef<MessageRow>('ChatMessage').implement({
   description: 'One line of a SillyTavern chat after the header.',
   fields: (t) => ({
-    chatId: t.exposeString('chatId'),
+    chatId: t.exposeString('chatId', { description: 'The chat it belongs to.' }),
     index: t.exposeInt('index', { description: "Position in SillyTavern's chat array (the message id)." }),
-    ref: t.string({ resolve: (message) => messageRef(message.chatId, message.index) }),
-    role: t.expose('role', { type: ChatRoleEnum }),
-    name: t.exposeString('name'),
+    ref: t.string({
+      description: 'A stable reference, `chat:<chatId>#<index>`.',
+      resolve: (message) => messageRef(message.chatId, message.index),
+    }),
+    role: t.expose('role', { description: 'Who wrote it.', type: ChatRoleEnum }),
+    name: t.exposeString('name', { description: 'The speaker name as stored.' }),
     text: t.exposeString('text', { description: '`mes`, or the `system` text of a non-standard line.' }),
-    isUser: t.exposeBoolean('isUser'),
-    isSystem: t.exposeBoolean('isSystem'),
+    isUser: t.exposeBoolean('isUser', { description: '`is_user` as stored.' }),
+    isSystem: t.exposeBoolean('isSystem', {
+      description: '`is_system` as stored (narrator or hidden message).',
+    }),
     nonStandard: t.exposeBoolean('nonStandard', {
       description: 'A line without `mes`, such as a hand-written {"system": …}.',
     }),
@@ -58,7 +64,11 @@ const ChatMessageType = builder.objectRef<MessageRow>('ChatMessage').implement({
       description: '`send_date` as stored.',
       resolve: (m) => m.sendDate ?? null,
     }),
-    sentAt: t.expose('sentAt', { type: 'DateTime', nullable: true }),
+    sentAt: t.expose('sentAt', {
+      description: '`send_date` as a date-time; null when it cannot be read as one.',
+      type: 'DateTime',
+      nullable: true,
+    }),
     raw: t.field({
       type: 'JSON',
       description: 'The whole line as imported, unknown fields included.',
@@ -70,26 +80,43 @@ const ChatMessageType = builder.objectRef<MessageRow>('ChatMessage').implement({
 const ChatType = builder.objectRef<ChatRow>('Chat').implement({
   description: 'An imported SillyTavern chat file.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    fileName: t.exposeString('fileName', { nullable: true }),
+    id: t.exposeID('id', { description: 'The chat id runs name in `chatId`.' }),
+    fileName: t.exposeString('fileName', {
+      description: 'The file name it was imported from; null when none was given.',
+      nullable: true,
+    }),
     headerShape: t.exposeString('headerShape', {
       description: 'modern, placeholder (newer ST) or legacy (TavernAI).',
     }),
-    userName: t.exposeString('userName', { nullable: true }),
-    characterName: t.exposeString('characterName', { nullable: true }),
-    createDate: t.expose('createDate', { type: 'DateTime', nullable: true }),
-    header: t.field({ type: 'JSON', resolve: (chat) => JSON.parse(chat.header) }),
-    messageCount: t.exposeInt('messageCount'),
+    userName: t.exposeString('userName', {
+      description: '`user_name` from the header; null when absent or the placeholder `unused`.',
+      nullable: true,
+    }),
+    characterName: t.exposeString('characterName', {
+      description: '`character_name` from the header; null when absent or the placeholder `unused`.',
+      nullable: true,
+    }),
+    createDate: t.expose('createDate', {
+      description: '`create_date` from the header as a date-time; null when absent or unreadable.',
+      type: 'DateTime',
+      nullable: true,
+    }),
+    header: t.field({
+      description: 'The header line as imported.',
+      type: 'JSON',
+      resolve: (chat) => JSON.parse(chat.header),
+    }),
+    messageCount: t.exposeInt('messageCount', { description: 'Messages after the header.' }),
     byteSize: t.exposeInt('byteSize', {
       description: 'UTF-8 bytes of the imported file; an export has the same.',
     }),
     sha256: t.exposeString('sha256', { description: 'Of the imported file; an export has the same.' }),
-    importedBy: t.exposeString('importedBy'),
-    importedAt: t.expose('importedAt', { type: 'DateTime' }),
+    importedBy: t.exposeString('importedBy', { description: 'The actor that imported it.' }),
+    importedAt: t.expose('importedAt', { description: 'When it was imported.', type: 'DateTime' }),
     messages: t.connection({
       type: ChatMessageType,
-      description: 'In index order.',
-      args: { role: t.arg({ type: ChatRoleEnum }) },
+      description: 'In index order, 50 per page by default, at most 500.',
+      args: { role: t.arg({ description: 'Only messages with this role.', type: ChatRoleEnum }) },
       resolve: (chat, args, ctx) =>
         resolveCursorConnection<Promise<MessageRow[]>>(
           { args, toCursor: (message) => String(message.index), defaultSize: 50, maxSize: 500 },
@@ -112,49 +139,63 @@ function indexCursor(cursor: string): number {
 }
 
 const ChatSearchHitType = builder.objectRef<SearchHit>('ChatSearchHit').implement({
+  description: 'One message that contains every term.',
   fields: (t) => ({
-    ref: t.exposeString('ref'),
-    index: t.exposeInt('index'),
-    role: t.expose('role', { type: ChatRoleEnum }),
-    name: t.exposeString('name'),
-    sentAt: t.exposeString('sentAt', { nullable: true }),
-    score: t.exposeInt('score'),
-    snippet: t.exposeString('snippet'),
-    snippetStart: t.exposeInt('snippetStart'),
-    chars: t.exposeInt('chars'),
+    ref: t.exposeString('ref', { description: 'A stable reference, `chat:<chatId>#<index>`.' }),
+    index: t.exposeInt('index', { description: 'Position in the chat (the message id).' }),
+    role: t.expose('role', { description: 'Who wrote it.', type: ChatRoleEnum }),
+    name: t.exposeString('name', { description: 'The speaker name.' }),
+    sentAt: t.exposeString('sentAt', {
+      description: 'When it was sent (ISO-8601); null when unknown.',
+      nullable: true,
+    }),
+    score: t.exposeInt('score', {
+      description:
+        'Occurrences of the terms, plus one per Latin term that matches a whole word; hits are ranked by it, then by recency.',
+    }),
+    snippet: t.exposeString('snippet', {
+      description: 'Text around the first match, with … where it is cut.',
+    }),
+    snippetStart: t.exposeInt('snippetStart', {
+      description: "Code-point offset of the snippet's first character in the message.",
+    }),
+    chars: t.exposeInt('chars', { description: 'Length of the whole message text, in characters.' }),
   }),
 });
 
 const ChatSearchResultType = builder.objectRef<SearchResult>('ChatSearchResult').implement({
+  description: 'The ranked messages of a chat that contain every term.',
   fields: (t) => ({
-    chatId: t.exposeString('chatId'),
-    terms: t.exposeStringList('terms'),
-    matched: t.exposeInt('matched'),
+    chatId: t.exposeString('chatId', { description: 'The chat searched.' }),
+    terms: t.exposeStringList('terms', { description: 'The terms the query was split into.' }),
+    matched: t.exposeInt('matched', { description: 'Messages that match; a lower bound when `capped`.' }),
     capped: t.exposeBoolean('capped', {
       description: 'More messages match than are ranked; narrow the query.',
     }),
-    hits: t.expose('hits', { type: [ChatSearchHitType] }),
+    hits: t.expose('hits', { description: 'The best hits, best first.', type: [ChatSearchHitType] }),
   }),
 });
 
 const ChatSearchInput = builder.inputType('ChatSearchInput', {
+  description: 'What to look for in a chat.',
   fields: (t) => ({
     query: t.string({
       required: true,
       description: 'Terms separated by spaces; every term must occur (substring, any case).',
     }),
-    roles: t.field({ type: [ChatRoleEnum] }),
-    fromIndex: t.int(),
-    toIndex: t.int(),
-    limit: t.int(),
+    roles: t.field({ description: 'Only messages with these roles.', type: [ChatRoleEnum] }),
+    fromIndex: t.int({ description: 'Only messages at this index or later.' }),
+    toIndex: t.int({ description: 'Only messages at this index or earlier.' }),
+    limit: t.int({ description: 'Hits to return, 1 to 100 (default 20).' }),
   }),
 });
 
 const ImportChatInput = builder.inputType('ImportChatInput', {
+  description: 'A SillyTavern chat file to import.',
   fields: (t) => ({
     jsonl: t.string({ required: true, description: 'The whole SillyTavern chat file.' }),
     id: t.string({ description: 'Default: a new uuid.' }),
-    fileName: t.string(),
+    fileName: t.string({ description: 'The file name, kept for reference.' }),
     replace: t.boolean({ description: 'Replace a chat with the same id instead of failing with CONFLICT.' }),
   }),
 });
@@ -162,7 +203,7 @@ const ImportChatInput = builder.inputType('ImportChatInput', {
 builder.queryFields((t) => ({
   chats: t.connection({
     type: ChatType,
-    description: 'Imported chats, by id.',
+    description: 'Imported chats, by id, 50 per page by default, at most 200. Every role but EXTENSION.',
     authScopes: scopes.readers,
     resolve: (_root, args, ctx) =>
       resolveCursorConnection<Promise<ChatRow[]>>(
@@ -171,25 +212,31 @@ builder.queryFields((t) => ({
       ),
   }),
   chat: t.field({
+    description: 'One imported chat; null when there is none. Every role but EXTENSION.',
     type: ChatType,
     nullable: true,
     authScopes: scopes.readers,
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ description: 'The chat id.', required: true }) },
     resolve: (_root, args, ctx) => ctx.services.chats.get(String(args.id)),
   }),
   exportChat: t.string({
-    description: 'The chat as SillyTavern JSONL, byte for byte as it was imported.',
+    description: 'The chat as SillyTavern JSONL, byte for byte as it was imported. Every role but EXTENSION.',
     authScopes: scopes.readers,
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ description: 'The chat id.', required: true }) },
     resolve: (_root, args, ctx) => ctx.services.chats.exportChatText(String(args.id)),
   }),
   searchChat: t.field({
     type: ChatSearchResultType,
-    description: 'The search chat.search runs, for UIs.',
+    description: 'The search chat.search runs, for UIs. Every role but EXTENSION.',
     authScopes: scopes.readers,
     args: {
-      chatId: t.arg.id({ required: true }),
-      input: t.arg({ type: ChatSearchInput, required: true, validate: { schema: chatSearchInputSchema } }),
+      chatId: t.arg.id({ description: 'The chat to search.', required: true }),
+      input: t.arg({
+        description: 'The query and its filters.',
+        type: ChatSearchInput,
+        required: true,
+        validate: { schema: chatSearchInputSchema },
+      }),
     },
     resolve: async (_root, args, ctx) => {
       const chat = await ctx.services.chats.require(String(args.chatId));
@@ -202,10 +249,11 @@ builder.mutationFields((t) => ({
   importChat: t.field({
     type: ChatType,
     description:
-      'Imports a SillyTavern chat (modern or legacy JSONL). Nothing is dropped; exportChat gives the file back.',
+      'Imports a SillyTavern chat (modern or legacy JSONL). Nothing is dropped; exportChat gives the file back. ADMIN only.',
     authScopes: scopes.admin,
     args: {
       input: t.arg({
+        description: 'The chat file.',
         type: ImportChatInput,
         required: true,
         validate: {
