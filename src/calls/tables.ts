@@ -1,8 +1,17 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import type { ToolCallStatus } from '../core/tool-call.js';
+import { policyEffects, policyLayers } from '../core/policy-rule.js';
+import { deniedToolStrategies, runStatuses } from '../core/run.js';
+import { toolCallStatuses } from '../core/tool-call.js';
 import type { ToolError, ToolResult } from '../core/tool-result.js';
-import type { JsonSchema, ToolAnnotations, ToolBudget } from '../core/tool-spec.js';
+import {
+  type JsonSchema,
+  type ToolAnnotations,
+  type ToolBudget,
+  toolPermissions,
+  toolSources,
+  toolVisibilities,
+} from '../core/tool-spec.js';
 import { bytea, createdAt, tstz, updatedAt } from '../db/columns.js';
 import { jsonb } from '../db/jsonb.js';
 
@@ -15,10 +24,10 @@ export const tools = pgTable('tools', {
   inputSchema: jsonb('input_schema').$type<JsonSchema>().notNull(),
   outputSchema: jsonb('output_schema').$type<JsonSchema>(),
   annotations: jsonb('annotations').$type<ToolAnnotations>().notNull(),
-  visibility: text('visibility', { enum: ['MODEL', 'USER_ONLY'] }).notNull(),
-  permission: text('permission', { enum: ['ALWAYS_ALLOW', 'APPROVAL_REQUIRED', 'DENY'] }).notNull(),
+  visibility: text('visibility', { enum: toolVisibilities }).notNull(),
+  permission: text('permission', { enum: toolPermissions }).notNull(),
   budget: jsonb('budget').$type<ToolBudget>().notNull(),
-  source: text('source', { enum: ['BUILT_IN', 'MCP', 'EXTENSION', 'SKILL'] }).notNull(),
+  source: text('source', { enum: toolSources }).notNull(),
   enabled: boolean('enabled').notNull().default(true),
   /** Which extension or MCP server a tool belongs to; null for built-in and admin-registered tools. */
   owner: text('owner'),
@@ -33,10 +42,10 @@ export const policyRules = pgTable(
   'policy_rules',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    layer: text('layer', { enum: ['PLATFORM', 'USER', 'PROFILE', 'PLAN_NODE', 'SOURCE'] }).notNull(),
+    layer: text('layer', { enum: policyLayers }).notNull(),
     scopeId: text('scope_id'),
     toolPattern: text('tool_pattern').notNull(),
-    effect: text('effect', { enum: ['ALLOW', 'DENY', 'ASK'] }).notNull(),
+    effect: text('effect', { enum: policyEffects }).notNull(),
     skipApproval: boolean('skip_approval').notNull().default(false),
     budget: jsonb('budget').$type<ToolBudget>(),
     reason: text('reason'),
@@ -50,15 +59,13 @@ export const runs = pgTable(
   'runs',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    status: text('status', { enum: ['RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED'] }).notNull(),
+    status: text('status', { enum: runStatuses }).notNull(),
     userId: text('user_id'),
     profileId: text('profile_id'),
     planNodeId: text('plan_node_id'),
     chatId: text('chat_id'),
     workspaceId: text('workspace_id'),
-    deniedToolStrategy: text('denied_tool_strategy', {
-      enum: ['FAIL_RUN', 'RETURN_DENIED_RESULT'],
-    }).notNull(),
+    deniedToolStrategy: text('denied_tool_strategy', { enum: deniedToolStrategies }).notNull(),
     maxCalls: integer('max_calls'),
     maxCallsPerTool: integer('max_calls_per_tool'),
     failure: jsonb('failure').$type<ToolError>(),
@@ -101,7 +108,7 @@ export const toolCalls = pgTable(
     providerCallId: text('provider_call_id'),
     providerMetadata: jsonb('provider_metadata').$type<Record<string, unknown>>(),
     idempotencyKey: text('idempotency_key'),
-    status: text('status').$type<ToolCallStatus>().notNull(),
+    status: text('status', { enum: toolCallStatuses }).notNull(),
     approvalRequired: boolean('approval_required').notNull().default(false),
     policyReason: text('policy_reason'),
     /** What the tool was when the call was made: an approval UI shows this even if the spec changes. */

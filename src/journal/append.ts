@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { type JournalEvent, MAX_PAYLOAD_BYTES, type NewJournalEvent } from '../core/journal-event.js';
 import { cutAt } from '../core/unicode.js';
-import { journalEvents } from './tables.js';
 import { type Executor, rowsOf } from '../db/tx.js';
+import { journalEvents } from './tables.js';
 
 export const JOURNAL_CHANNEL = 'ats_journal';
 
@@ -68,7 +68,7 @@ export async function appendEvents(tx: Executor, events: NewJournalEvent[]): Pro
 export function eventOf(row: typeof journalEvents.$inferSelect): JournalEvent {
   return {
     seq: row.seq,
-    type: row.type as JournalEvent['type'],
+    type: row.type,
     runId: row.runId,
     callId: row.callId,
     actor: row.actor,

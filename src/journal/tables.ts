@@ -1,4 +1,5 @@
 import { bigint, boolean, index, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { journalEventTypes } from '../core/journal-event.js';
 import { createdAt } from '../db/columns.js';
 import { jsonb } from '../db/jsonb.js';
 
@@ -12,7 +13,7 @@ export const journalEvents = pgTable(
   'journal_events',
   {
     seq: bigint('seq', { mode: 'bigint' }).primaryKey(),
-    type: text('type').notNull(),
+    type: text('type', { enum: journalEventTypes }).notNull(),
     runId: uuid('run_id'),
     callId: uuid('call_id'),
     actor: text('actor').notNull(),

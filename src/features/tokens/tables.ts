@@ -1,4 +1,5 @@
 import { pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { roles } from '../../core/auth.js';
 import { createdAt, tstz } from '../../db/columns.js';
 
 export const apiTokens = pgTable(
@@ -6,7 +7,7 @@ export const apiTokens = pgTable(
   {
     id: uuid('id').primaryKey().defaultRandom(),
     name: text('name').notNull(),
-    role: text('role', { enum: ['ADMIN', 'APPROVER', 'AGENT', 'EXTENSION', 'VIEWER'] }).notNull(),
+    role: text('role', { enum: roles }).notNull(),
     /** sha256 of the secret; the secret itself is never stored. */
     tokenHash: text('token_hash').notNull(),
     userId: text('user_id'),
