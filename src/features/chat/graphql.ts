@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { actorOf } from '../../core/auth.js';
 import { badInput } from '../../core/errors.js';
 import { builder, scopes } from '../../graphql/builder.js';
-import type { ChatRole } from './rules/jsonl.js';
+import { upperValues } from '../../graphql/enums.js';
+import { type ChatRole, chatRoles } from './rules/jsonl.js';
 import {
   type ChatRow,
   chatIdSchema,
@@ -15,14 +16,7 @@ import {
 
 const ChatRoleEnum = builder.enumType('ChatRole', {
   description: 'Who wrote a chat message: USER, ASSISTANT (the character) or SYSTEM.',
-  values: {
-    USER: { value: 'user' as const },
-    ASSISTANT: { value: 'assistant' as const },
-    SYSTEM: {
-      value: 'system' as const,
-      description: 'Narrator and hidden messages, and non-standard lines.',
-    },
-  },
+  values: upperValues(chatRoles, { system: 'Narrator and hidden messages, and non-standard lines.' }),
 });
 
 interface MessageRow {
