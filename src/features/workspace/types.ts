@@ -43,10 +43,13 @@ export interface ChangedFile {
   size?: number;
 }
 
+export const writeModes = ['create', 'replace', 'append'] as const;
+export type WriteMode = (typeof writeModes)[number];
+
 export interface WriteInput {
   path: string;
   content: string;
-  mode: 'create' | 'replace' | 'append';
+  mode: WriteMode;
   expectedHash?: string | undefined;
 }
 

@@ -1,14 +1,14 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
+import { type WriteInput, writeModes } from '../types.js';
 import type { Workspaces } from '../workspaces.js';
-import type { WriteInput } from '../types.js';
 import {
   checkpointRefSchema,
   MUTATING,
   objectSchema,
   pathSchema,
+  sessionOf,
   sha256Schema,
   spec,
-  sessionOf,
 } from './common.js';
 
 export function writeFileTool(workspaces: Workspaces): BuiltInTool {
@@ -27,7 +27,7 @@ export function writeFileTool(workspaces: Workspaces): BuiltInTool {
         {
           path: pathSchema('The file, relative to the workspace, e.g. "output/report.md".'),
           content: { type: 'string', description: 'The text to write (UTF-8).' },
-          mode: { enum: ['create', 'replace', 'append'] },
+          mode: { enum: [...writeModes] },
           expectedHash: {
             ...sha256Schema,
             description: 'The sha256 you expect the file to have now; the write is refused if it differs.',
