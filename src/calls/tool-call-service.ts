@@ -1,16 +1,8 @@
-import { and, asc, desc, eq, lt, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, or, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { renderApprovalMessage } from '../core/approval-message.js';
 import { actorOf, type Principal } from '../core/auth.js';
-import {
-  approvalDenied,
-  approvalExpired,
-  budgetExhausted,
-  errorResult,
-  invalidArguments,
-  policyDenied,
-  unknownTool,
-} from '../core/call-results.js';
+import { errorResult } from '../core/call-results.js';
 import { hashArguments, summarize } from '../core/canonical-json.js';
 import { conflict, notFound } from '../core/errors.js';
 import type { NewJournalEvent } from '../core/journal-event.js';
@@ -20,12 +12,14 @@ import { resolvePolicy } from '../core/policy.js';
 import type { ToolError } from '../core/tool-result.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { Db } from '../db/client.js';
-import { type DecisionRecord, type ToolSnapshot, toolCalls } from './tables.js';
 import type { Tx } from '../db/tx.js';
 import { appendEvents } from '../journal/append.js';
+import { type DecideInput, expireApprovals, recordApproval } from './approvals.js';
+import { type CallDecision, decideCall } from './decide.js';
 import type { PolicyService } from './policy-service.js';
 import type { RegistryService } from './registry-service.js';
 import { assertMayRead, type RunRow, type RunService } from './run-service.js';
+import { type ToolSnapshot, toolCalls } from './tables.js';
 
 export type ToolCallRow = typeof toolCalls.$inferSelect;
 
@@ -60,12 +54,6 @@ function snapshotOf(spec: ToolSpec, args: Record<string, unknown>): ToolSnapshot
     displayName: spec.displayName ?? null,
     approvalMessage: spec.approvalTemplate ? renderApprovalMessage(spec.approvalTemplate, args) : null,
   };
-}
-
-export interface DecideInput {
-  reason?: string | null;
-  /** The hash of the arguments the approver saw; a mismatch is refused. */
-  argumentsHash?: string | null;
 }
 
 export interface RejectedCallInput {
@@ -139,9 +127,9 @@ export class ToolCallService {
   }
 
   /**
-   * Seed §5: record the request, resolve policy, validate arguments, check budget, then either
-   * hold it for approval or run it at once. All decisions happen under the run's row lock, in
-   * one transaction with their journal events.
+   * Seed §5: under the run's row lock, load what the decision needs (policy, usage, schema
+   * check), record the request, and apply what `decideCall` makes of it in the same transaction
+   * as its journal events. An accepted call then runs at once.
    */
   async request(raw: unknown, principal: Principal): Promise<ToolCallRow> {
     const input = parseInput(requestToolCallInputSchema, raw);
@@ -159,6 +147,15 @@ export class ToolCallService {
       const view = spec
         ? resolvePolicy([spec], await this.policy.rulesFor(context, tx), context, usage)[0]!
         : null;
+      const decision = decideCall({
+        name: input.name,
+        spec,
+        view,
+        // A tool that cannot be called is refused before its arguments matter.
+        issues: spec && view?.callable ? validateAgainst(spec.inputSchema, args) : [],
+        deniedToolStrategy: run.deniedToolStrategy,
+        now: new Date(),
+      });
       const [created] = await tx
         .insert(toolCalls)
         .values({
@@ -180,82 +177,35 @@ export class ToolCallService {
           requestedAt: new Date(),
         })
         .returning();
-      const call = created!;
-      const events: NewJournalEvent[] = [requestedEvent(call, args, actor)];
-      const refuse = async (error: ToolError, structured?: unknown) => {
-        const [failed] = await tx
-          .update(toolCalls)
-          .set({
-            status: 'FAILED',
-            error,
-            result: errorResult(call.id, error, structured),
-            finishedAt: new Date(),
-          })
-          .where(eq(toolCalls.id, call.id))
-          .returning();
-        events.push({ type: 'tool_call_failed', runId: run.id, callId: call.id, actor, payload: { error } });
-        return failed!;
-      };
-
-      if (!spec || !view?.callable) {
-        const error = spec ? policyDenied(spec.name, view!.reason) : unknownTool(input.name);
-        events.push({
-          type: 'policy_violation',
-          runId: run.id,
-          callId: call.id,
-          actor,
-          payload: {
-            tool: input.name,
-            reason: spec ? view!.reason : 'unknown tool',
-            strategy: run.deniedToolStrategy,
-          },
-        });
-        const failed = await refuse(error);
-        await appendEvents(tx, events);
-        if (run.deniedToolStrategy === 'FAIL_RUN') await this.runs.end(tx, run, 'FAILED', actor, error);
-        return { call: failed, ready: false };
-      }
-      const issues = validateAgainst(spec.inputSchema, args);
-      if (issues.length > 0) {
-        const failed = await refuse(invalidArguments(spec.name, issues), { issues });
-        await appendEvents(tx, events);
-        return { call: failed, ready: false };
-      }
-      if (view.remainingCalls === 0) {
-        const failed = await refuse(budgetExhausted(spec.name));
-        await appendEvents(tx, events);
-        return { call: failed, ready: false };
-      }
-      if (view.approvalRequired) {
-        const expiresAt = view.budget.approvalTimeoutMs
-          ? new Date(Date.now() + view.budget.approvalTimeoutMs)
-          : null;
-        const [held] = await tx
-          .update(toolCalls)
-          .set({ status: 'AWAITING_APPROVAL', countsAgainstBudget: true, approvalExpiresAt: expiresAt })
-          .where(eq(toolCalls.id, call.id))
-          .returning();
-        events.push({
-          type: 'tool_call_awaiting_approval',
-          runId: run.id,
-          callId: call.id,
-          actor,
-          payload: { reason: view.reason, expiresAt: expiresAt?.toISOString() ?? null },
-        });
-        await appendEvents(tx, events);
-        return { call: held!, ready: false };
-      }
-      const [accepted] = await tx
-        .update(toolCalls)
-        .set({ countsAgainstBudget: true })
-        .where(eq(toolCalls.id, call.id))
-        .returning();
-      await appendEvents(tx, events);
-      return { call: accepted!, ready: true };
+      const call = await this.apply(tx, run, created!, decision, args, actor);
+      return { call, ready: decision.outcome === 'ACCEPTED' };
     });
 
     if (!ready) return call;
     return (await this.dispatchNow(call.id)) ?? (await this.get(call.id))!;
+  }
+
+  /** Writes the decision onto the call just recorded, its events after the request's, in the run's transaction. */
+  private async apply(
+    tx: Tx,
+    run: RunRow,
+    call: ToolCallRow,
+    decision: CallDecision,
+    args: Record<string, unknown>,
+    actor: string,
+  ): Promise<ToolCallRow> {
+    const [applied] = await tx
+      .update(toolCalls)
+      .set(changesOf(call.id, decision))
+      .where(eq(toolCalls.id, call.id))
+      .returning();
+    await appendEvents(tx, [
+      requestedEvent(call, args, actor),
+      ...decision.events.map((e) => ({ ...e, runId: run.id, callId: call.id, actor })),
+    ]);
+    if (decision.status === 'FAILED' && decision.failRun)
+      await this.runs.end(tx, run, 'FAILED', actor, decision.error);
+    return applied!;
   }
 
   /**
@@ -357,10 +307,6 @@ export class ToolCallService {
     return this.decide(callId, false, input, principal);
   }
 
-  /**
-   * Exactly one decision counts: the update only matches while the call still awaits approval,
-   * so of two concurrent deciders one gets the row and the other a CONFLICT, and nothing changes.
-   */
   private async decide(
     callId: string,
     approved: boolean,
@@ -369,105 +315,38 @@ export class ToolCallService {
   ): Promise<ToolCallRow> {
     const current = await this.get(callId);
     if (!current) throw notFound(`no tool call ${callId}`);
-    if (input.argumentsHash && input.argumentsHash !== current.argumentsHash) {
-      throw conflict('the arguments changed since you saw them; review the call again', {
-        argumentsHash: current.argumentsHash,
-      });
-    }
-    const actor = actorOf(principal);
-    const decision: DecisionRecord = {
-      approved,
-      decidedBy: actor,
-      reason: input.reason ?? null,
-      decidedAt: new Date().toISOString(),
-      argumentsHash: current.argumentsHash,
-    };
-    const decided = await this.db.transaction(async (tx) => {
-      const notExpired = or(
-        sql`${toolCalls.approvalExpiresAt} is null`,
-        sql`${toolCalls.approvalExpiresAt} > now()`,
-      );
-      const error = approved ? null : approvalDenied(current.name, actor, input.reason ?? null);
-      const [row] = await tx
-        .update(toolCalls)
-        .set(
-          approved
-            ? { status: 'APPROVED', decision }
-            : {
-                status: 'DENIED',
-                decision,
-                error,
-                result: errorResult(callId, error!),
-                finishedAt: new Date(),
-              },
-        )
-        .where(and(eq(toolCalls.id, callId), eq(toolCalls.status, 'AWAITING_APPROVAL'), notExpired))
-        .returning();
-      if (!row) return null;
-      await appendEvents(tx, [
-        {
-          type: approved ? 'tool_call_approved' : 'tool_call_denied',
-          runId: row.runId,
-          callId,
-          actor,
-          payload: { reason: decision.reason, argumentsHash: decision.argumentsHash },
-        },
-      ]);
-      return row;
-    });
-    if (!decided) {
-      const now = (await this.get(callId))!;
-      throw conflict(`tool call ${callId} is no longer awaiting approval (it is ${now.status})`, {
-        status: now.status,
-      });
-    }
+    const decided = await recordApproval(this.db, current, approved, input, principal);
     if (approved) void this.dispatchNow(callId);
     return decided;
   }
 
   /** Pending approvals whose time ran out count as denied with reason `expired`. */
-  async expireApprovals(): Promise<number> {
-    return this.db.transaction(async (tx) => {
-      const due = await tx
-        .select()
-        .from(toolCalls)
-        .where(and(eq(toolCalls.status, 'AWAITING_APPROVAL'), lt(toolCalls.approvalExpiresAt, new Date())))
-        .for('update', { skipLocked: true });
-      const events: NewJournalEvent[] = [];
-      for (const call of due) {
-        const error = approvalExpired(call.name);
-        const decision: DecisionRecord = {
-          approved: false,
-          decidedBy: 'system',
-          reason: 'expired',
-          decidedAt: new Date().toISOString(),
-          argumentsHash: call.argumentsHash,
-        };
-        await tx
-          .update(toolCalls)
-          .set({
-            status: 'DENIED',
-            decision,
-            error,
-            result: errorResult(call.id, error),
-            finishedAt: new Date(),
-          })
-          .where(eq(toolCalls.id, call.id));
-        events.push({
-          type: 'tool_call_denied',
-          runId: call.runId,
-          callId: call.id,
-          actor: 'system',
-          payload: { reason: 'expired' },
-        });
-      }
-      await appendEvents(tx, events);
-      return due.length;
-    });
+  expireApprovals(): Promise<number> {
+    return expireApprovals(this.db);
   }
 
   runOf(call: ToolCallRow): Promise<RunRow | null> {
     return this.runs.get(call.runId);
+  }
+}
+
+function changesOf(callId: string, decision: CallDecision) {
+  switch (decision.status) {
+    case 'FAILED':
+      return {
+        status: decision.status,
+        error: decision.error,
+        result: errorResult(callId, decision.error, decision.structured),
+        finishedAt: new Date(),
+      };
+    case 'AWAITING_APPROVAL':
+      return {
+        status: decision.status,
+        countsAgainstBudget: decision.countsAgainstBudget,
+        approvalExpiresAt: decision.expiresAt,
+      };
+    case 'REQUESTED':
+      return { countsAgainstBudget: decision.countsAgainstBudget };
   }
 }
 

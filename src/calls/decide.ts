@@ -1,0 +1,111 @@
+import { budgetExhausted, invalidArguments, policyDenied, unknownTool } from '../core/call-results.js';
+import type { NewJournalEvent } from '../core/journal-event.js';
+import type { ValidationIssue } from '../core/json-schema.js';
+import type { EffectiveTool } from '../core/policy.js';
+import type { DeniedToolStrategy } from '../core/run.js';
+import type { ToolError } from '../core/tool-result.js';
+import type { ToolSpec } from '../core/tool-spec.js';
+
+/** Everything the decision depends on, loaded under the run's lock before deciding. */
+export interface CallDecisionInput {
+  /** The name the caller asked for, which may name no tool. */
+  name: string;
+  spec: ToolSpec | null;
+  /** The policy resolved for `spec` against the run's context and usage; null when there is no spec. */
+  view: EffectiveTool | null;
+  /** How the arguments failed the tool's input schema; empty when they pass or were not checked. */
+  issues: ValidationIssue[];
+  deniedToolStrategy: DeniedToolStrategy;
+  now: Date;
+}
+
+/** A journal event of the decision; the service adds the run, the call and the actor. */
+export type DecidedEvent = Pick<NewJournalEvent, 'type' | 'payload'>;
+
+export type Refusal = 'UNKNOWN_TOOL' | 'POLICY_DENIED' | 'INVALID_ARGUMENTS' | 'BUDGET_EXHAUSTED';
+
+export type CallDecision =
+  | {
+      outcome: Refusal;
+      status: 'FAILED';
+      error: ToolError;
+      /** The error result's structured content; null keeps the default `{ error: { kind, code } }`. */
+      structured: unknown;
+      events: DecidedEvent[];
+      /** A policy violation under FAIL_RUN ends the run as failed with this error. */
+      failRun: boolean;
+    }
+  | {
+      outcome: 'AWAITING_APPROVAL';
+      status: 'AWAITING_APPROVAL';
+      countsAgainstBudget: true;
+      expiresAt: Date | null;
+      events: DecidedEvent[];
+    }
+  | {
+      /** The call runs at once: the requester dispatches it. */
+      outcome: 'ACCEPTED';
+      status: 'REQUESTED';
+      countsAgainstBudget: true;
+      events: DecidedEvent[];
+    };
+
+function refuse(
+  outcome: Refusal,
+  error: ToolError,
+  events: DecidedEvent[] = [],
+  structured: unknown = null,
+  failRun = false,
+): CallDecision {
+  return {
+    outcome,
+    status: 'FAILED',
+    error,
+    structured,
+    events: [...events, { type: 'tool_call_failed', payload: { error } }],
+    failRun,
+  };
+}
+
+/**
+ * Seed §5's ladder, first rung that applies wins: a tool that does not exist or that policy
+ * denies, arguments that fail the schema, a used-up budget, a required approval; otherwise the
+ * call runs. Only the first two are policy violations, the ones the run's strategy applies to;
+ * a refused call does not count against the budget.
+ */
+export function decideCall(input: CallDecisionInput): CallDecision {
+  const { name, spec, view, issues, deniedToolStrategy } = input;
+  if (!spec || !view?.callable) {
+    const violation: DecidedEvent = {
+      type: 'policy_violation',
+      payload: { tool: name, reason: spec ? view!.reason : 'unknown tool', strategy: deniedToolStrategy },
+    };
+    return refuse(
+      spec ? 'POLICY_DENIED' : 'UNKNOWN_TOOL',
+      spec ? policyDenied(spec.name, view!.reason) : unknownTool(name),
+      [violation],
+      null,
+      deniedToolStrategy === 'FAIL_RUN',
+    );
+  }
+  if (issues.length > 0)
+    return refuse('INVALID_ARGUMENTS', invalidArguments(spec.name, issues), [], { issues });
+  if (view.remainingCalls === 0) return refuse('BUDGET_EXHAUSTED', budgetExhausted(spec.name));
+  if (view.approvalRequired) {
+    const timeout = view.budget.approvalTimeoutMs;
+    const expiresAt = timeout ? new Date(input.now.getTime() + timeout) : null;
+    return {
+      outcome: 'AWAITING_APPROVAL',
+      status: 'AWAITING_APPROVAL',
+      countsAgainstBudget: true,
+      expiresAt,
+      events: [
+        {
+          type: 'tool_call_awaiting_approval',
+          payload: { reason: view.reason, expiresAt: expiresAt?.toISOString() ?? null },
+        },
+      ],
+    };
+  }
+  return { outcome: 'ACCEPTED', status: 'REQUESTED', countsAgainstBudget: true, events: [] };
+}
