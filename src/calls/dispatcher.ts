@@ -1,37 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, inArray, lt, sql } from 'drizzle-orm';
-import { callInterrupted, callTimedOut, errorResult, noExecutor } from '../core/call-results.js';
+import { callInterrupted, errorResult } from '../core/call-results.js';
 import type { JournalEvent, NewJournalEvent } from '../core/journal-event.js';
 import type { Logger } from '../core/logger.js';
-import { RecoverableToolError, SystemFailure } from '../core/tool-errors.js';
-import type { ToolError, ToolResult } from '../core/tool-result.js';
 import type { Db } from '../db/client.js';
-import { toolCalls } from './tables.js';
 import { appendEvents } from '../journal/append.js';
 import type { JournalBus } from '../journal/bus.js';
+import { type ExecutionDeps, type ExecutionOptions, executeCall } from './execute-call.js';
+import { type LandingDeps, landOutcome, WORKER_ACTOR } from './land-outcome.js';
 import type { RegistryService } from './registry-service.js';
-import { storeResource } from './resource-store.js';
 import type { RunService } from './run-service.js';
-import { shapeResult } from './shape-result.js';
+import { toolCalls } from './tables.js';
 import type { ToolCallRow, ToolCallService } from './tool-call-service.js';
-import type { Invocation, ToolExecutor, ToolOutput } from './tool-contract.js';
+import type { ToolExecutor } from './tool-contract.js';
 
-export interface DispatcherOptions {
+export interface DispatcherOptions extends ExecutionOptions {
   /** How long a claim holds before another process may recover the call. */
   leaseMs: number;
-  defaultTimeoutMs: number;
   /** How often the background loop looks for work, expired approvals and expired leases. */
   pollMs: number;
   /** A ready call this old was orphaned by its requester (crash between commit and dispatch). */
   orphanAfterMs: number;
-  /** However often a tool reports progress, a call ends after this long (or its own timeout, if longer). */
-  maxTotalTimeoutMs: number;
-  /**
-   * After a timeout aborts a call, how long its executor may take to say how it ended. An executor
-   * that races an answer against the deadline (the extension bridge) reports the side that won, so
-   * an answer accepted at the last moment is applied instead of being acknowledged and dropped.
-   */
-  settleAfterAbortMs: number;
 }
 
 export const defaultDispatcherOptions: DispatcherOptions = {
@@ -42,12 +31,6 @@ export const defaultDispatcherOptions: DispatcherOptions = {
   maxTotalTimeoutMs: 600_000,
   settleAfterAbortMs: 1_000,
 };
-
-type Outcome =
-  | { status: 'COMPLETED'; result: ToolResult; completeRun: boolean }
-  | { status: 'FAILED'; result: ToolResult; error: ToolError };
-
-const WORKER_ACTOR = 'system:dispatcher';
 
 /**
  * Runs calls exactly once across any number of processes: a call is claimed by a conditional
@@ -64,16 +47,22 @@ export class Dispatcher {
   private sweeping: Promise<void> | null = null;
   private stopped = false;
 
+  private readonly execution: ExecutionDeps;
+  private readonly landing: LandingDeps;
+
   constructor(
     private readonly db: Db,
     private readonly calls: ToolCallService,
     private readonly runs: RunService,
-    private readonly registry: RegistryService,
-    private readonly executors: ToolExecutor[],
+    registry: RegistryService,
+    executors: ToolExecutor[],
     private readonly bus: JournalBus,
     private readonly logger: Logger,
     private readonly options: DispatcherOptions = defaultDispatcherOptions,
-  ) {}
+  ) {
+    this.execution = { db, runs, registry, executors, logger, options };
+    this.landing = { db, runs, logger, workerId: this.workerId };
+  }
 
   /** Background work: recovery now, then on every poll; cancellations abort local calls. */
   start(): void {
@@ -201,8 +190,8 @@ export class Dispatcher {
     renew.unref();
     const started = Date.now();
     try {
-      const outcome = await this.run(call, controller);
-      return await this.finish(call, outcome, Date.now() - started);
+      const outcome = await executeCall(this.execution, call, controller);
+      return await landOutcome(this.landing, call, outcome, Date.now() - started);
     } catch (error) {
       this.logger.error({ err: error, callId: call.id }, 'finishing a tool call failed');
       return this.calls.get(call.id);
@@ -227,166 +216,6 @@ export class Dispatcher {
     } catch (error) {
       this.logger.warn({ err: error, callId }, 'lease renewal failed');
     }
-  }
-
-  private async run(call: ToolCallRow, controller: AbortController): Promise<Outcome> {
-    const spec = await this.registry.get(call.name);
-    const executor = spec && this.executors.find((e) => e.canExecute(spec));
-    if (!spec || !executor) return failed(call, noExecutor(call.name));
-    const run = (await this.runs.get(call.runId))!;
-    const timeoutMs = call.timeoutMs ?? this.options.defaultTimeoutMs;
-    const deadline = new Date(Date.now() + timeoutMs);
-    const invocation: Invocation = {
-      callId: call.id,
-      run: {
-        id: run.id,
-        userId: run.userId,
-        profileId: run.profileId,
-        planNodeId: run.planNodeId,
-        chatId: run.chatId,
-        workspaceId: run.workspaceId,
-      },
-      spec,
-      arguments: call.arguments as Record<string, unknown>,
-      signal: controller.signal,
-      deadline,
-      transaction: (work) =>
-        this.db.transaction((tx) =>
-          work(tx, (events) =>
-            appendEvents(
-              tx,
-              events.map((e) => ({ ...e, runId: run.id, callId: call.id, actor: `tool:${call.name}` })),
-            ).then(() => undefined),
-          ),
-        ),
-      storeResource: (content, mimeType) => storeResource(this.db, content, mimeType, run.id),
-    };
-
-    let timer: NodeJS.Timeout | undefined;
-    const started = Date.now();
-    const lastMoment = started + Math.max(timeoutMs, this.options.maxTotalTimeoutMs);
-    const timedOut = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), timeoutMs);
-      invocation.progress = () => {
-        const next = Math.min(Date.now() + timeoutMs, lastMoment);
-        invocation.deadline = new Date(next);
-        clearTimeout(timer);
-        timer = setTimeout(() => resolve('timeout'), next - Date.now());
-      };
-    });
-    try {
-      const execution = executor.execute(invocation);
-      let output = await Promise.race([execution, timedOut]);
-      if (output === 'timeout') {
-        // The standard name for a timeout abort, so an executor can tell it from a cancellation.
-        controller.abort(new DOMException(`${call.name} timed out`, 'TimeoutError'));
-        const late = await settleWithin(execution, this.options.settleAfterAbortMs);
-        const reported = late?.error instanceof RecoverableToolError || late?.error instanceof SystemFailure;
-        if (!late || (late.error !== undefined && !reported))
-          return failed(call, callTimedOut(call.name, timeoutMs));
-        if (late.error !== undefined) throw late.error;
-        output = late.value as ToolOutput;
-      }
-      const result = await shapeResult(
-        call.id,
-        spec,
-        output as ToolOutput,
-        call.maxOutputTokens,
-        Date.now() - started,
-        (content, mime) => storeResource(this.db, content, mime, run.id),
-      );
-      return { status: 'COMPLETED', result, completeRun: (output as ToolOutput).completeRun ?? false };
-    } catch (error) {
-      if (error instanceof RecoverableToolError) {
-        return failed(
-          call,
-          { kind: 'RECOVERABLE', code: error.code, message: error.message },
-          error.structured,
-        );
-      }
-      if (error instanceof SystemFailure)
-        return failed(call, { kind: 'SYSTEM_FAILURE', code: error.code, message: error.message });
-      if (controller.signal.aborted)
-        return failed(call, {
-          kind: 'RECOVERABLE',
-          code: 'cancelled',
-          message: `The call to ${call.name} was cancelled.`,
-        });
-      this.logger.error({ err: error, callId: call.id, tool: call.name }, 'tool threw an unexpected error');
-      return failed(call, {
-        kind: 'SYSTEM_FAILURE',
-        code: 'tool_crashed',
-        message: `The tool ${call.name} failed unexpectedly: ${(error as Error).message ?? String(error)}`,
-      });
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** Lands the outcome only while this process still holds the call; a lost lease or a cancelled run discards it. */
-  private async finish(call: ToolCallRow, outcome: Outcome, durationMs: number): Promise<ToolCallRow | null> {
-    return this.db.transaction(async (tx) => {
-      // Run row first, like every other writer, so that completion and cancellation cannot deadlock.
-      const run = await this.runs.lock(tx, call.runId);
-      const [done] = await tx
-        .update(toolCalls)
-        .set({
-          status: outcome.status,
-          result: outcome.result,
-          error: outcome.status === 'FAILED' ? outcome.error : null,
-          finishedAt: new Date(),
-          leaseOwner: null,
-          leaseExpiresAt: null,
-        })
-        .where(
-          and(
-            eq(toolCalls.id, call.id),
-            eq(toolCalls.status, 'STARTED'),
-            eq(toolCalls.leaseOwner, this.workerId),
-          ),
-        )
-        .returning();
-      if (!done) {
-        this.logger.warn(
-          { callId: call.id },
-          'tool call outcome discarded: the call was cancelled or its lease was lost',
-        );
-        const [now] = await tx.select().from(toolCalls).where(eq(toolCalls.id, call.id));
-        return now ?? null;
-      }
-      const payload =
-        outcome.status === 'COMPLETED'
-          ? {
-              isError: outcome.result.isError,
-              parts: outcome.result.content.map((p) => p.type),
-              resourceRefs: outcome.result.resourceRefs,
-              durationMs,
-            }
-          : { error: outcome.error, durationMs };
-      await appendEvents(tx, [
-        {
-          type: outcome.status === 'COMPLETED' ? 'tool_call_completed' : 'tool_call_failed',
-          runId: call.runId,
-          callId: call.id,
-          actor: WORKER_ACTOR,
-          payload,
-        },
-      ]);
-      const systemFailure = outcome.status === 'FAILED' && outcome.error.kind === 'SYSTEM_FAILURE';
-      if (
-        (systemFailure || (outcome.status === 'COMPLETED' && outcome.completeRun)) &&
-        run.status === 'RUNNING'
-      ) {
-        await this.runs.end(
-          tx,
-          run,
-          systemFailure ? 'FAILED' : 'COMPLETED',
-          WORKER_ACTOR,
-          systemFailure ? outcome.error : null,
-        );
-      }
-      return done;
-    });
   }
 
   /**
@@ -456,31 +285,5 @@ export class Dispatcher {
       if (done) recovered += 1;
     }
     return recovered;
-  }
-}
-
-function failed(call: ToolCallRow, error: ToolError, structured?: unknown): Outcome {
-  return { status: 'FAILED', error, result: errorResult(call.id, error, structured) };
-}
-
-/** How a promise ended, if it ends within `ms`; null if it is still running then. */
-async function settleWithin<T>(
-  promise: Promise<T>,
-  ms: number,
-): Promise<{ value: T; error?: undefined } | { value?: undefined; error: unknown } | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), ms);
-  });
-  try {
-    return await Promise.race([
-      promise.then(
-        (value) => ({ value }),
-        (error: unknown) => ({ error }),
-      ),
-      expired,
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }

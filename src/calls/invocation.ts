@@ -1,0 +1,46 @@
+import type { ToolSpec } from '../core/tool-spec.js';
+import type { Db } from '../db/client.js';
+import { appendEvents } from '../journal/append.js';
+import { storeResource } from './resource-store.js';
+import type { RunRow } from './run-service.js';
+import type { ToolCallRow } from './tool-call-service.js';
+import type { Invocation } from './tool-contract.js';
+
+/**
+ * What a claimed call hands its tool: the run's scope, and writes that land in the call's run
+ * (journal events carry the call and the tool as actor; resources are linked to the run).
+ */
+export function buildInvocation(
+  db: Db,
+  call: ToolCallRow,
+  run: RunRow,
+  spec: ToolSpec,
+  signal: AbortSignal,
+  deadline: Date,
+): Invocation {
+  return {
+    callId: call.id,
+    run: {
+      id: run.id,
+      userId: run.userId,
+      profileId: run.profileId,
+      planNodeId: run.planNodeId,
+      chatId: run.chatId,
+      workspaceId: run.workspaceId,
+    },
+    spec,
+    arguments: call.arguments as Record<string, unknown>,
+    signal,
+    deadline,
+    transaction: (work) =>
+      db.transaction((tx) =>
+        work(tx, (events) =>
+          appendEvents(
+            tx,
+            events.map((e) => ({ ...e, runId: run.id, callId: call.id, actor: `tool:${call.name}` })),
+          ).then(() => undefined),
+        ),
+      ),
+    storeResource: (content, mimeType) => storeResource(db, content, mimeType, run.id),
+  };
+}
