@@ -1,5 +1,6 @@
 import { type Command, existingPath } from '../../cli/command.js';
-import { readSkillFolders, type SkillService } from './service.js';
+import { readSkillFolders } from './folders.js';
+import type { SkillService } from './service.js';
 
 export const skillCommands: Command<{ skills: SkillService }>[] = [
   {

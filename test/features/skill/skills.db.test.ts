@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
+import { createLogger } from '../../../src/app/logger.js';
 import { createServices, type Services } from '../../../src/app/services.js';
 import type { RunRow } from '../../../src/calls/run-service.js';
-import { createLogger } from '../../../src/app/logger.js';
-import { readSkillFolders, type SkillFolder } from '../../../src/features/skill/service.js';
+import { readSkillFolders } from '../../../src/features/skill/folders.js';
+import type { SkillFolder } from '../../../src/features/skill/service.js';
 import { fixtureSkills, SKILLS_DIR, skillFolder } from '../../support/chat.js';
 import { dbTest } from '../../support/fixtures.js';
 import { admin, agent, allow, eventTypes, newRun } from '../../support/lifecycle.js';
