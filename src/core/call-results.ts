@@ -1,4 +1,5 @@
 import type { ValidationIssue } from './json-schema.js';
+import type { BuiltInToolError } from './tool-error-codes.js';
 import type { ToolError, ToolResult } from './tool-result.js';
 
 /** Results the runtime writes on the model's behalf: every call ends with something the model can read. */
@@ -13,19 +14,19 @@ export function errorResult(callId: string, error: ToolError, structured: unknow
   };
 }
 
-export const policyDenied = (name: string, reason: string): ToolError => ({
+export const policyDenied = (name: string, reason: string): BuiltInToolError => ({
   kind: 'POLICY_DENIED',
   code: 'tool_not_available',
   message: `The tool ${name} is not available to you: ${reason}. Do not call it again; continue without it.`,
 });
 
-export const unknownTool = (name: string): ToolError => ({
+export const unknownTool = (name: string): BuiltInToolError => ({
   kind: 'POLICY_DENIED',
   code: 'unknown_tool',
   message: `There is no tool named ${name}. Use only the tools you were given.`,
 });
 
-export function invalidArguments(name: string, issues: ValidationIssue[]): ToolError {
+export function invalidArguments(name: string, issues: ValidationIssue[]): BuiltInToolError {
   const lines = issues.map((i) => `- ${i.path}: ${i.message}`).join('\n');
   return {
     kind: 'RECOVERABLE',
@@ -34,50 +35,50 @@ export function invalidArguments(name: string, issues: ValidationIssue[]): ToolE
   };
 }
 
-export const argumentsTooLarge = (name: string, bytes: number, limit: number): ToolError => ({
+export const argumentsTooLarge = (name: string, bytes: number, limit: number): BuiltInToolError => ({
   kind: 'RECOVERABLE',
   code: 'invalid_arguments',
   message: `The arguments for ${name} are ${bytes} bytes of JSON; at most ${limit} are accepted. Send less and call the tool again.`,
 });
 
-export const budgetExhausted = (name: string): ToolError => ({
+export const budgetExhausted = (name: string): BuiltInToolError => ({
   kind: 'RECOVERABLE',
   code: 'budget_exhausted',
   message: `The call budget for ${name} in this run is used up. Continue without calling it again.`,
 });
 
-export const approvalDenied = (name: string, by: string, reason: string | null): ToolError => ({
+export const approvalDenied = (name: string, by: string, reason: string | null): BuiltInToolError => ({
   kind: 'POLICY_DENIED',
   code: 'approval_denied',
   message: `A person (${by}) denied the call to ${name}${reason ? `: ${reason}` : ''}. Do not retry it unchanged.`,
 });
 
-export const approvalExpired = (name: string): ToolError => ({
+export const approvalExpired = (name: string): BuiltInToolError => ({
   kind: 'POLICY_DENIED',
   code: 'approval_expired',
   message: `Nobody approved the call to ${name} in time, so it was not run (expired).`,
 });
 
-export const callCancelled = (name: string): ToolError => ({
+export const callCancelled = (name: string): BuiltInToolError => ({
   kind: 'RECOVERABLE',
   code: 'cancelled',
   message: `The call to ${name} was cancelled before it finished; the run was stopped.`,
 });
 
-export const callTimedOut = (name: string, ms: number): ToolError => ({
+export const callTimedOut = (name: string, ms: number): BuiltInToolError => ({
   kind: 'RECOVERABLE',
   code: 'timeout',
   message: `The call to ${name} did not finish within ${ms} ms and was abandoned. Try a smaller request or continue without it.`,
 });
 
 /** Never worded as a denial: the call may have partly run. */
-export const callInterrupted = (name: string): ToolError => ({
+export const callInterrupted = (name: string): BuiltInToolError => ({
   kind: 'SYSTEM_FAILURE',
   code: 'interrupted',
   message: `The call to ${name} was interrupted: the server running it stopped before it finished, and it may have partly run.`,
 });
 
-export const noExecutor = (name: string): ToolError => ({
+export const noExecutor = (name: string): BuiltInToolError => ({
   kind: 'RECOVERABLE',
   code: 'tool_unavailable',
   message: `The tool ${name} cannot be run right now (no executor is available for it).`,

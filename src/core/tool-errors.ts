@@ -1,4 +1,8 @@
+import type { BuiltInErrorCode, OwnErrorCode } from './tool-error-codes.js';
 import type { ToolErrorKind } from './tool-result.js';
+
+const codeOf = (code: BuiltInErrorCode | OwnErrorCode): string =>
+  typeof code === 'string' ? code : code.own;
 
 /**
  * Thrown by a tool to tell the model something it can act on (no hits, stale file, patch context
@@ -6,24 +10,25 @@ import type { ToolErrorKind } from './tool-result.js';
  */
 export class RecoverableToolError extends Error {
   readonly kind: ToolErrorKind = 'RECOVERABLE';
+  readonly code: string;
   constructor(
-    readonly code: string,
+    code: BuiltInErrorCode | OwnErrorCode,
     message: string,
     readonly structured?: unknown,
   ) {
     super(message);
     this.name = 'RecoverableToolError';
+    this.code = codeOf(code);
   }
 }
 
 /** Thrown when the runtime itself cannot go on safely (path escape, broken invariant): the run fails. */
 export class SystemFailure extends Error {
   readonly kind: ToolErrorKind = 'SYSTEM_FAILURE';
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
+  readonly code: string;
+  constructor(code: BuiltInErrorCode | OwnErrorCode, message: string) {
     super(message);
     this.name = 'SystemFailure';
+    this.code = codeOf(code);
   }
 }

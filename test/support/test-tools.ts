@@ -52,7 +52,7 @@ export const testTools: BuiltInTool[] = [
     return { content: [{ type: 'text', text: 'answered in time' }] };
   }),
   tool('test.fail_recoverable', {}, async () => {
-    throw new RecoverableToolError('no_hits', 'Nothing matched; try another query.');
+    throw new RecoverableToolError({ own: 'no_hits' }, 'Nothing matched; try another query.');
   }),
   tool('test.fail_system', {}, async () => {
     throw new SystemFailure('path_escape', 'The path leaves the workspace.');
