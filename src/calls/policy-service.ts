@@ -12,9 +12,9 @@ import {
 } from '../core/policy-rule.js';
 import { normalizeBudget } from '../core/tool-spec.js';
 import type { Db } from '../db/client.js';
-import { policyRules } from './tables.js';
 import type { Executor } from '../db/tx.js';
 import type { RegistryService } from './registry-service.js';
+import { policyRules } from './tables.js';
 
 type RuleRow = typeof policyRules.$inferSelect;
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { resourceLinks, resources } from './tables.js';
 import type { Executor } from '../db/tx.js';
+import { resourceLinks, resources } from './tables.js';
 import type { StoredResource } from './tool-contract.js';
 
 const resourceUri = (sha256: string) => `resource://sha256/${sha256}`;

@@ -8,9 +8,9 @@ import { parseInput } from '../core/parse-input.js';
 import { deniedToolStrategies, type RunStatus } from '../core/run.js';
 import type { ToolError } from '../core/tool-result.js';
 import type { Db } from '../db/client.js';
-import { runs, toolCalls } from './tables.js';
 import type { Executor, Tx } from '../db/tx.js';
 import { appendEvents } from '../journal/append.js';
+import { runs, toolCalls } from './tables.js';
 
 export type RunRow = typeof runs.$inferSelect;
 

@@ -129,7 +129,11 @@ describe('context frames', () => {
   }) => {
     const long = Array.from({ length: 200 }, (_, i) => `line ${i}`).join('\n');
     const session = services.workspaces.admin.operatorSession('ws-ctx', 'test');
-    await services.workspaces.sessions.write(session, { path: 'output/notes.md', content: long, mode: 'create' });
+    await services.workspaces.sessions.write(session, {
+      path: 'output/notes.md',
+      content: long,
+      mode: 'create',
+    });
     await services.workspaces.sessions.write(session, {
       path: 'scratch/other.md',
       content: 'not chosen',
@@ -382,7 +386,7 @@ describe('tool results in the next request', () => {
         name: 'test.echo',
         status: 'FAILED',
         arguments: '{"text": "unterminated',
-        error: { kind: 'RECOVERABLE', code: 'INVALID_ARGUMENTS' },
+        error: { kind: 'RECOVERABLE', code: 'invalid_arguments' },
       },
     ]);
     const again = await loop.submit(runId, 'OPENAI_CHAT', turn);

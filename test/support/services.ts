@@ -1,5 +1,5 @@
-import { createServices, type ServiceOptions, type Services } from '../../src/app/services.js';
 import { createLogger } from '../../src/app/logger.js';
+import { createServices, type ServiceOptions, type Services } from '../../src/app/services.js';
 import type { Database } from '../../src/db/client.js';
 import { testTools } from './test-tools.js';
 

@@ -5,7 +5,6 @@ import { badInput, conflict, notFound } from '../../core/errors.js';
 import { type ValidationIssue, validateAgainst } from '../../core/json-schema.js';
 import { parseInput } from '../../core/parse-input.js';
 import type { Db } from '../../db/client.js';
-import { bridgeInvocations } from './tables.js';
 import { toolCalls, tools } from '../../db/schema.js';
 import type { Tx } from '../../db/tx.js';
 import { appendEvents } from '../../journal/append.js';
@@ -17,6 +16,7 @@ import {
   extensionAnswerSchema,
 } from './rules/extension-tool.js';
 import { signal } from './signals.js';
+import { bridgeInvocations } from './tables.js';
 import { extensionOf } from './tools.js';
 
 type Verdict =

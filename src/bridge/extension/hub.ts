@@ -5,9 +5,9 @@ import type { Principal } from '../../core/auth.js';
 import type { Logger } from '../../core/logger.js';
 import type { Database } from '../../db/client.js';
 import { apiTokens } from '../../db/schema.js';
-import { extensionConnections } from './tables.js';
 import type { InvocationRow, InvocationStore } from './invocations.js';
 import { BRIDGE_CHANNEL, type BridgeSignal, parseSignal, signal } from './signals.js';
+import { extensionConnections } from './tables.js';
 import { extensionOf } from './tools.js';
 
 export interface BridgeOptions {

@@ -1,9 +1,9 @@
 import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { bridgeInvocations, extensionConnections } from './tables.js';
 import type { Executor } from '../../db/tx.js';
 import type { BridgeInvocationStatus } from './rules/extension-tool.js';
 import { signal } from './signals.js';
+import { bridgeInvocations, extensionConnections } from './tables.js';
 
 export type ExtensionConnectionRow = typeof extensionConnections.$inferSelect;
 

@@ -3,7 +3,6 @@ import { canonicalJson } from '../../core/canonical-json.js';
 import { notFound } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { Db } from '../../db/client.js';
-import { mcpServers } from './tables.js';
 import type { JournalBus } from '../../journal/bus.js';
 import {
   type ConnectionOptions,
@@ -14,6 +13,7 @@ import {
 } from './connection.js';
 import type { SyncChanges } from './registry-sync.js';
 import type { McpServerConfig } from './rules/mcp-server.js';
+import { mcpServers } from './tables.js';
 
 const connectionKey = (c: McpServerConfig) =>
   canonicalJson([c.transport, c.command, c.args, c.env, c.cwd, c.url, c.headers]);

@@ -2,11 +2,11 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { canonicalJson } from '../../core/canonical-json.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import type { Db } from '../../db/client.js';
-import { mcpServers, mcpTools } from './tables.js';
 import { tools } from '../../db/schema.js';
 import type { Tx } from '../../db/tx.js';
 import { appendEvents } from '../../journal/append.js';
 import { lockMcpServer } from './service.js';
+import { mcpServers, mcpTools } from './tables.js';
 import type { MappedTool } from './tool-mapping.js';
 
 export interface SyncChanges {

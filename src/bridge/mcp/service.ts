@@ -3,7 +3,6 @@ import { specOf } from '../../calls/registry-service.js';
 import { badInput, conflict, notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';
 import type { Db } from '../../db/client.js';
-import { mcpServers, mcpTools } from './tables.js';
 import { tools } from '../../db/schema.js';
 import type { Tx } from '../../db/tx.js';
 import { appendEvents } from '../../journal/append.js';
@@ -17,6 +16,7 @@ import {
   type UpdateMcpServerInput,
   updateMcpServerInputSchema,
 } from './rules/mcp-server.js';
+import { mcpServers, mcpTools } from './tables.js';
 
 export type McpToolRow = typeof mcpTools.$inferSelect;
 

@@ -1,11 +1,11 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { summarize } from '../../core/canonical-json.js';
 import { toolCallStatuses } from '../../core/tool-call.js';
-import type { DecisionRecord } from '../tables.js';
 import { builder, scopes } from '../../graphql/builder.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { decodeCursor, encodeCursor } from '../../graphql/keyset.js';
 import { JournalEventType } from '../../journal/graphql.js';
+import type { DecisionRecord } from '../tables.js';
 import { requestToolCallInputSchema, type ToolCallRow } from '../tool-call-service.js';
 import { RunType } from './run.js';
 import { ToolAnnotationsType, ToolSourceEnum } from './tool.js';

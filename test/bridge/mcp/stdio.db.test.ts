@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
+import { createLogger } from '../../../src/app/logger.js';
 import { createServices } from '../../../src/app/services.js';
 import { readResource } from '../../../src/calls/resource-store.js';
-import { createLogger } from '../../../src/app/logger.js';
 import { dbTest as test } from '../../support/fixtures.js';
 import { admin, agent, approver, eventTypes, newRun, waitFor } from '../../support/lifecycle.js';
 import {

@@ -7,7 +7,9 @@ import { eventTypes } from '../../support/lifecycle.js';
 import { approveAndWait, call, output, WORKSPACE, workspaceRun, writeFile } from '../../support/workspace.js';
 
 async function currentFiles(services: Services) {
-  return Object.fromEntries((await services.workspaces.store.files(WORKSPACE)).map((f) => [f.path, f.sha256]));
+  return Object.fromEntries(
+    (await services.workspaces.store.files(WORKSPACE)).map((f) => [f.path, f.sha256]),
+  );
 }
 
 describe('checkpoints', () => {

@@ -30,9 +30,9 @@ describe('the stale-write rule', () => {
       'tool_call_started',
       'tool_call_failed',
     ]);
-    expect((await services.workspaces.store.fileContent(WORKSPACE, 'output/doc.md'))!.content.toString()).toBe(
-      'original\n',
-    );
+    expect(
+      (await services.workspaces.store.fileContent(WORKSPACE, 'output/doc.md'))!.content.toString(),
+    ).toBe('original\n');
     expect((await services.workspaces.store.checkpoints(WORKSPACE)).map((c) => c.number)).toEqual([1]);
   });
 
@@ -67,9 +67,9 @@ describe('the stale-write rule', () => {
       message: '"output/doc.md" changed since you last read it. Read it again and redo your change.',
     });
     expect(stale.result!.structured).toEqual({ path: 'output/doc.md' });
-    expect((await services.workspaces.store.fileContent(WORKSPACE, 'output/doc.md'))!.content.toString()).toBe(
-      'v2 by the first run\n',
-    );
+    expect(
+      (await services.workspaces.store.fileContent(WORKSPACE, 'output/doc.md'))!.content.toString(),
+    ).toBe('v2 by the first run\n');
     await call(services, second.id, 'read_file', { path: 'output/doc.md' });
     const fresh = await call(services, second.id, 'write_file', {
       path: 'output/doc.md',

@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { MAX_TEMPLATE_CHARS } from '../../../core/approval-message.js';
 import { checkToolSchema } from '../../../core/json-schema.js';
 import type { ContentPart } from '../../../core/tool-result.js';
 import { toolAnnotationsSchema } from '../../../core/tool-spec.js';
-import { MAX_TEMPLATE_CHARS } from '../../../core/approval-message.js';
 
 export const bridgeInvocationStatuses = [
   'PENDING',

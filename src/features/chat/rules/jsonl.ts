@@ -23,8 +23,8 @@
  *   the header is remembered on the header line.
  */
 import { DomainError } from '../../../core/errors.js';
-import { parseStDate } from './st-date.js';
 import type { JsonObject } from '../../../core/json.js';
+import { parseStDate } from './st-date.js';
 
 export const chatRoles = ['user', 'assistant', 'system'] as const;
 export type ChatRole = (typeof chatRoles)[number];

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { renderApprovalMessage } from '../../../../src/core/approval-message.js';
 import {
   extensionToolName,
   parseExtensionToolName,
 } from '../../../../src/bridge/extension/rules/extension-tool.js';
+import { renderApprovalMessage } from '../../../../src/core/approval-message.js';
 
 describe('approval message templates', () => {
   it('fills {{argument}} and {{nested.path}} placeholders from the arguments', () => {
