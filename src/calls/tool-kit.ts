@@ -1,10 +1,11 @@
+import { z } from 'zod';
 import { DomainError } from '../core/errors.js';
-import { RecoverableToolError } from '../core/tool-errors.js';
+import { RecoverableToolError, SystemFailure } from '../core/tool-errors.js';
 import type { ContentPart } from '../core/tool-result.js';
-import type { ToolAnnotations, ToolBudget, ToolSpec } from '../core/tool-spec.js';
-import type { BuiltInTool } from './tool-contract.js';
+import type { JsonSchema, ToolAnnotations, ToolBudget, ToolSpec } from '../core/tool-spec.js';
+import type { BuiltInTool, Invocation } from './tool-contract.js';
 
-/** Helpers shared by the chat, skill and world-info tool families. */
+/** Helpers shared by the tool families. */
 
 export const READ_ONLY: ToolAnnotations = {
   readOnly: true,
@@ -30,6 +31,56 @@ export const readOnlySpec = (
   annotations: READ_ONLY,
   ...fields,
 });
+
+/** A tool's arguments, written once as zod: the registry stores `inputSchema`, `run` reads `parse`. */
+export interface ToolArguments<T> {
+  inputSchema: JsonSchema;
+  parse(invocation: Pick<Invocation, 'arguments'> & { spec: Pick<ToolSpec, 'name'> }): T;
+}
+
+/**
+ * The call lifecycle checks every call's arguments against the stored JSON Schema (Ajv) before the
+ * tool runs, so `parse` only types them: a value that passed Ajv but fails here means the two
+ * schemas disagree, a bug in the tool, not a mistake of the model.
+ */
+export function defineArguments<Shape extends z.ZodRawShape>(
+  shape: Shape,
+): ToolArguments<z.output<z.ZodObject<Shape>>> {
+  const schema = z.strictObject(shape);
+  // Draft-07 is what the registry assumes without `$schema`; stored schemas never declared one.
+  const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(schema, {
+    target: 'draft-7',
+    io: 'input',
+    // The shapes the hand-written schemas had, which models and providers' schema narrowing have
+    // seen: a bare `enum` (narrowing reports an added `type`) and a `required` list, even empty.
+    override({ zodSchema, jsonSchema }) {
+      if (zodSchema._zod.def.type === 'enum') delete jsonSchema.type;
+      if (zodSchema._zod.def.type === 'object') jsonSchema.required ??= [];
+    },
+  });
+  return {
+    inputSchema,
+    parse(invocation) {
+      const parsed = schema.safeParse(invocation.arguments);
+      if (parsed.success) return parsed.data;
+      throw new SystemFailure(
+        'schema_mismatch',
+        `The arguments of ${invocation.spec.name} passed its input schema but not its parser: ${z.prettifyError(parsed.error)}`,
+      );
+    },
+  };
+}
+
+/** JSON Schema's integer, of any size: zod's `z.int()` also stops at 2^53, where Ajv does not. */
+export const integer = () =>
+  z.number().refine(Number.isInteger, 'must be an integer').meta({ type: 'integer' });
+
+/** An array of strings without repeats (JSON Schema `uniqueItems`). */
+export const uniqueArray = <Item extends z.ZodType<string>>(item: Item) =>
+  z
+    .array(item)
+    .refine((items) => new Set(items).size === items.length, 'must not repeat an item')
+    .meta({ uniqueItems: true });
 
 export const objectSchema = (properties: Record<string, unknown>, required: string[] = []) => ({
   type: 'object',

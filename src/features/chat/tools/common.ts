@@ -1,5 +1,5 @@
 import type { Invocation } from '../../../calls/tool-contract.js';
-import { objectSchema, textParts } from '../../../calls/tool-kit.js';
+import { integer, objectSchema, textParts } from '../../../calls/tool-kit.js';
 import { DomainError } from '../../../core/errors.js';
 import { RecoverableToolError } from '../../../core/tool-errors.js';
 import { chatRoles } from '../rules/jsonl.js';
@@ -53,19 +53,17 @@ const dateOrNull = {
   description: 'When the message was sent (ISO 8601, as SillyTavern stored it), or null.',
 };
 
-export const historyInputProperties = {
-  limit: {
-    type: 'integer',
-    minimum: 1,
-    maximum: 200,
-    description: `Most messages to return (default ${HISTORY_DEFAULT_LIMIT}).`,
-  },
-  maxChars: {
-    type: 'integer',
-    minimum: 100,
-    maximum: 50_000,
-    description: `Character budget for the message texts of this page (default ${HISTORY_DEFAULT_MAX_CHARS}).`,
-  },
+export const historyArguments = {
+  limit: integer()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(`Most messages to return (default ${HISTORY_DEFAULT_LIMIT}).`),
+  maxChars: integer()
+    .min(100)
+    .max(50_000)
+    .optional()
+    .describe(`Character budget for the message texts of this page (default ${HISTORY_DEFAULT_MAX_CHARS}).`),
 };
 
 export const historyOutputSchema = objectSchema(

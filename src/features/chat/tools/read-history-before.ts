@@ -1,13 +1,13 @@
+import { z } from 'zod';
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
+import { defineArguments, readOnlySpec } from '../../../calls/tool-kit.js';
 import type { ChatService } from '../service.js';
-import { objectSchema, readOnlySpec } from '../../../calls/tool-kit.js';
-import { historyInputProperties, historyOutput, historyOutputSchema, onRunChat } from './common.js';
+import { historyArguments, historyOutput, historyOutputSchema, onRunChat } from './common.js';
 
-interface BeforeArgs {
-  cursor: string;
-  limit?: number;
-  maxChars?: number;
-}
+const args = defineArguments({
+  cursor: z.string().min(1).max(1000).describe('nextCursor of an earlier result.'),
+  ...historyArguments,
+});
 
 export function readHistoryBeforeTool(chats: ChatService): BuiltInTool {
   return {
@@ -19,25 +19,14 @@ export function readHistoryBeforeTool(chats: ChatService): BuiltInTool {
         'Get the cursor from chat.read_history_tail or from a previous chat.read_history_before (nextCursor); a null ' +
         'nextCursor means the start of the chat was reached. Cursors are opaque and belong to this chat. A message ' +
         'longer than the budget is cut and the result says how to read the rest. Read-only.',
-      inputSchema: objectSchema(
-        {
-          cursor: {
-            type: 'string',
-            minLength: 1,
-            maxLength: 1000,
-            description: 'nextCursor of an earlier result.',
-          },
-          ...historyInputProperties,
-        },
-        ['cursor'],
-      ),
+      inputSchema: args.inputSchema,
       outputSchema: historyOutputSchema,
     }),
     async run(invocation) {
-      const args = invocation.arguments as unknown as BeforeArgs;
+      const { cursor, limit, maxChars } = args.parse(invocation);
       return historyOutput(
         await onRunChat(chats, invocation, (service, chatId) =>
-          service.history(chatId, { cursor: args.cursor, limit: args.limit, maxChars: args.maxChars }),
+          service.history(chatId, { cursor, limit, maxChars }),
         ),
       );
     },

@@ -1,12 +1,9 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
+import { defineArguments, readOnlySpec } from '../../../calls/tool-kit.js';
 import type { ChatService } from '../service.js';
-import { objectSchema, readOnlySpec } from '../../../calls/tool-kit.js';
-import { historyInputProperties, historyOutput, historyOutputSchema, onRunChat } from './common.js';
+import { historyArguments, historyOutput, historyOutputSchema, onRunChat } from './common.js';
 
-interface TailArgs {
-  limit?: number;
-  maxChars?: number;
-}
+const args = defineArguments(historyArguments);
 
 export function readHistoryTailTool(chats: ChatService): BuiltInTool {
   return {
@@ -19,15 +16,13 @@ export function readHistoryTailTool(chats: ChatService): BuiltInTool {
         'result has a nextCursor: pass it to chat.read_history_before to page further back. A message longer than the ' +
         'whole budget is cut: you get its end, the result says which characters are missing, and the cursor reads them ' +
         'next. Read-only.',
-      inputSchema: objectSchema(historyInputProperties),
+      inputSchema: args.inputSchema,
       outputSchema: historyOutputSchema,
     }),
     async run(invocation) {
-      const args = invocation.arguments as unknown as TailArgs;
+      const { limit, maxChars } = args.parse(invocation);
       return historyOutput(
-        await onRunChat(chats, invocation, (service, chatId) =>
-          service.history(chatId, { limit: args.limit, maxChars: args.maxChars }),
-        ),
+        await onRunChat(chats, invocation, (service, chatId) => service.history(chatId, { limit, maxChars })),
       );
     },
   };

@@ -1,18 +1,40 @@
+import { z } from 'zod';
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
-import type { ChatService } from '../service.js';
-import { objectSchema, plural, readOnlySpec, textParts } from '../../../calls/tool-kit.js';
-import type { ChatRole } from '../rules/jsonl.js';
+import {
+  defineArguments,
+  integer,
+  objectSchema,
+  plural,
+  readOnlySpec,
+  textParts,
+  uniqueArray,
+} from '../../../calls/tool-kit.js';
+import { chatRoles } from '../rules/jsonl.js';
 import { MAX_TERM_LENGTH, MAX_TERMS } from '../rules/search.js';
-import { RANK_WINDOW, SEARCH_DEFAULT_LIMIT, type SearchResult } from '../service.js';
+import { type ChatService, RANK_WINDOW, SEARCH_DEFAULT_LIMIT, type SearchResult } from '../service.js';
 import { onRunChat, roleSchema } from './common.js';
 
-interface SearchArgs {
-  query: string;
-  roles?: ChatRole[];
-  fromIndex?: number;
-  toIndex?: number;
-  limit?: number;
-}
+const args = defineArguments({
+  query: z
+    .string()
+    .min(1)
+    .max(MAX_TERMS * (MAX_TERM_LENGTH + 1))
+    .describe(
+      `Terms separated by spaces, all of which must occur (at most ${MAX_TERMS} terms of ${MAX_TERM_LENGTH} characters).`,
+    ),
+  roles: uniqueArray(z.enum(chatRoles))
+    .min(1)
+    .max(3)
+    .optional()
+    .describe('Only messages by these roles (default: all).'),
+  fromIndex: integer().min(0).optional().describe('Only messages with index >= this.'),
+  toIndex: integer().min(0).optional().describe('Only messages with index <= this.'),
+  limit: integer()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe(`Most hits to return (default ${SEARCH_DEFAULT_LIMIT}).`),
+});
 
 function render(result: SearchResult, query: string): string {
   if (result.hits.length === 0) {
@@ -46,33 +68,7 @@ export function searchTool(chats: ChatService): BuiltInTool {
         'its message index, role, speaker name, a snippet around the first term, a stable ref and a cursor that ' +
         'chat.read_history_before takes to show the message in context. Filter by role or by a ' +
         'message index range. No match is a normal, empty result. Read-only.',
-      inputSchema: objectSchema(
-        {
-          query: {
-            type: 'string',
-            minLength: 1,
-            maxLength: MAX_TERMS * (MAX_TERM_LENGTH + 1),
-            description: `Terms separated by spaces, all of which must occur (at most ${MAX_TERMS} terms of ${MAX_TERM_LENGTH} characters).`,
-          },
-          roles: {
-            type: 'array',
-            items: roleSchema,
-            minItems: 1,
-            maxItems: 3,
-            uniqueItems: true,
-            description: 'Only messages by these roles (default: all).',
-          },
-          fromIndex: { type: 'integer', minimum: 0, description: 'Only messages with index >= this.' },
-          toIndex: { type: 'integer', minimum: 0, description: 'Only messages with index <= this.' },
-          limit: {
-            type: 'integer',
-            minimum: 1,
-            maximum: 100,
-            description: `Most hits to return (default ${SEARCH_DEFAULT_LIMIT}).`,
-          },
-        },
-        ['query'],
-      ),
+      inputSchema: args.inputSchema,
       outputSchema: objectSchema(
         {
           chatId: { type: 'string' },
@@ -124,9 +120,9 @@ export function searchTool(chats: ChatService): BuiltInTool {
       ),
     }),
     async run(invocation) {
-      const args = invocation.arguments as unknown as SearchArgs;
-      const result = await onRunChat(chats, invocation, (service, chatId) => service.search(chatId, args));
-      return { content: textParts(render(result, args.query)), structured: result };
+      const input = args.parse(invocation);
+      const result = await onRunChat(chats, invocation, (service, chatId) => service.search(chatId, input));
+      return { content: textParts(render(result, input.query)), structured: result };
     },
   };
 }

@@ -1,6 +1,8 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
-import { objectSchema, plural, readOnlySpec, textParts } from '../../../calls/tool-kit.js';
-import { type SkillService, type SkillSummary } from '../service.js';
+import { defineArguments, objectSchema, plural, readOnlySpec, textParts } from '../../../calls/tool-kit.js';
+import type { SkillService, SkillSummary } from '../service.js';
+
+const args = defineArguments({});
 
 function render(skills: SkillSummary[]): string {
   if (skills.length === 0) return 'No skills are available in this run.';
@@ -21,7 +23,7 @@ export function listTool(skills: SkillService): BuiltInTool {
         'Lists the skills you may use in this run: each with its name, its description (what it is for and when to use ' +
         'it) and its files with their sizes in characters. A skill is a folder of instructions (SKILL.md) and reference ' +
         'files; read the ones that fit your task with skill.read. Read-only.',
-      inputSchema: objectSchema({}),
+      inputSchema: args.inputSchema,
       outputSchema: objectSchema(
         {
           skills: {

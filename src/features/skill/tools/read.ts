@@ -1,6 +1,14 @@
+import { z } from 'zod';
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
-import { asRecoverable, objectSchema, readOnlySpec, textParts } from '../../../calls/tool-kit.js';
-import { type SkillReadBudget, type SkillReadInput, type SkillReadResult, type SkillService } from '../service.js';
+import {
+  asRecoverable,
+  defineArguments,
+  integer,
+  objectSchema,
+  readOnlySpec,
+  textParts,
+} from '../../../calls/tool-kit.js';
+import type { SkillReadBudget, SkillReadResult, SkillService } from '../service.js';
 
 const position = { type: 'integer', minimum: 0 };
 
@@ -15,7 +23,29 @@ function header(read: SkillReadResult): string {
   );
 }
 
+/** The per-call limit is the family's, so the schema's wording is built with the tool. */
+const readArguments = (limits: SkillReadBudget) =>
+  defineArguments({
+    name: z.string().min(1).max(64).describe('The skill name from skill.list.'),
+    path: z
+      .string()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe('A file of the skill, e.g. "reference/setup.md" (default "SKILL.md").'),
+    section: z.string().min(1).max(500).optional().describe('A heading to read, with its subsections.'),
+    fromLine: integer().min(1).optional(),
+    toLine: integer().min(1).optional(),
+    fromChar: integer().min(0).optional(),
+    toChar: integer().min(0).optional(),
+    maxChars: integer()
+      .min(1)
+      .optional()
+      .describe(`Return at most this many characters (at most ${limits.perCall}, the per-call limit).`),
+  });
+
 export function readTool(skills: SkillService, limits: SkillReadBudget): BuiltInTool {
+  const args = readArguments(limits);
   return {
     spec: readOnlySpec({
       name: 'skill.read',
@@ -27,38 +57,7 @@ export function readTool(skills: SkillService, limits: SkillReadBudget): BuiltIn
         `at most ${limits.perCall} characters (maxChars lowers that) and a run may read ${limits.perRun} characters of ` +
         'skills in all; a longer range is cut and the result says where to continue. Asking for more than is left is a ' +
         'recoverable error that says how much is left. Read-only.',
-      inputSchema: objectSchema(
-        {
-          name: {
-            type: 'string',
-            minLength: 1,
-            maxLength: 64,
-            description: 'The skill name from skill.list.',
-          },
-          path: {
-            type: 'string',
-            minLength: 1,
-            maxLength: 1000,
-            description: 'A file of the skill, e.g. "reference/setup.md" (default "SKILL.md").',
-          },
-          section: {
-            type: 'string',
-            minLength: 1,
-            maxLength: 500,
-            description: 'A heading to read, with its subsections.',
-          },
-          fromLine: { type: 'integer', minimum: 1 },
-          toLine: { type: 'integer', minimum: 1 },
-          fromChar: { type: 'integer', minimum: 0 },
-          toChar: { type: 'integer', minimum: 0 },
-          maxChars: {
-            type: 'integer',
-            minimum: 1,
-            description: `Return at most this many characters (at most ${limits.perCall}, the per-call limit).`,
-          },
-        },
-        ['name'],
-      ),
+      inputSchema: args.inputSchema,
       outputSchema: objectSchema(
         {
           ref: { type: 'string', description: 'skill:<name>/<path>#L<first>-L<last>' },
@@ -117,13 +116,8 @@ export function readTool(skills: SkillService, limits: SkillReadBudget): BuiltIn
         callId: invocation.callId,
         profileId: invocation.run.profileId,
       };
-      const read = await asRecoverable(() =>
-        skills.read(
-          invocation.arguments as unknown as SkillReadInput,
-          scope,
-          limits,
-        ),
-      );
+      const input = args.parse(invocation);
+      const read = await asRecoverable(() => skills.read(input, scope, limits));
       return { content: textParts(`${header(read)}\n\n${read.text}`), structured: read };
     },
   };

@@ -1,14 +1,16 @@
+import { z } from 'zod';
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
-import type { Workspaces } from '../workspaces.js';
+import { defineArguments } from '../../../calls/tool-kit.js';
 import type { ChangedFile } from '../types.js';
+import type { Workspaces } from '../workspaces.js';
 import {
   changeSchema,
   checkpointRefSchema,
   MUTATING,
   objectSchema,
   plural,
-  spec,
   sessionOf,
+  spec,
 } from './common.js';
 
 const FORMAT = `*** Begin Patch
@@ -25,6 +27,10 @@ const FORMAT = `*** Begin Patch
 *** Move to: scratch/new-name.txt
 *** Delete File: scratch/notes.txt
 *** End Patch`;
+
+const args = defineArguments({
+  patch: z.string().min(1).describe('The whole patch, from "*** Begin Patch" to "*** End Patch".'),
+});
 
 function describeChange(change: ChangedFile): string {
   switch (change.kind) {
@@ -54,16 +60,7 @@ export function applyPatchTool(workspaces: Workspaces): BuiltInTool {
         'workspace. The patch is atomic: if any part fails, no file changes, and the error names the file, ' +
         'the hunk and the lines that were not found, so re-read the file and send a corrected patch. Deleting, ' +
         'or adding over, an existing file needs a fresh read of it first. Every patch creates a checkpoint.',
-      inputSchema: objectSchema(
-        {
-          patch: {
-            type: 'string',
-            minLength: 1,
-            description: 'The whole patch, from "*** Begin Patch" to "*** End Patch".',
-          },
-        },
-        ['patch'],
-      ),
+      inputSchema: args.inputSchema,
       outputSchema: objectSchema(
         {
           changes: { type: 'array', items: changeSchema },
@@ -75,7 +72,7 @@ export function applyPatchTool(workspaces: Workspaces): BuiltInTool {
     }),
     async run(invocation) {
       const session = sessionOf(invocation);
-      const applied = await workspaces.sessions.patch(session, String(invocation.arguments.patch));
+      const applied = await workspaces.sessions.patch(session, args.parse(invocation).patch);
       const summary = applied.changes.map(describeChange).join('; ');
       return {
         content: [

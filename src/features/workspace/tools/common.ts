@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { BuiltInTool, Invocation } from '../../../calls/tool-contract.js';
 import { RecoverableToolError } from '../../../core/tool-errors.js';
 import type { ToolAnnotations, ToolBudget, ToolSpec } from '../../../core/tool-spec.js';
@@ -66,14 +67,11 @@ export const objectSchema = (properties: Record<string, unknown>, required: stri
   additionalProperties: false,
 });
 
-export const pathSchema = (description: string) => ({
-  type: 'string',
-  minLength: 1,
-  maxLength: 4096,
-  description,
-});
+export const pathArgument = (description: string) => z.string().min(1).max(4096).describe(description);
 
-export const sha256Schema = { type: 'string', pattern: '^[0-9a-f]{64}$' };
+const SHA256 = /^[0-9a-f]{64}$/;
+export const sha256Argument = z.string().regex(SHA256);
+export const sha256Schema = { type: 'string', pattern: SHA256.source };
 
 export const checkpointRefSchema = objectSchema(
   {

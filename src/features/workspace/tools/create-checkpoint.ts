@@ -1,6 +1,12 @@
+import { z } from 'zod';
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
+import { defineArguments } from '../../../calls/tool-kit.js';
 import type { Workspaces } from '../workspaces.js';
-import { MUTATING, objectSchema, plural, spec, sessionOf } from './common.js';
+import { MUTATING, objectSchema, plural, sessionOf, spec } from './common.js';
+
+const args = defineArguments({
+  label: z.string().min(1).max(200).optional().describe('What this state is, in a few words.'),
+});
 
 export function createCheckpointTool(workspaces: Workspaces): BuiltInTool {
   return {
@@ -11,14 +17,7 @@ export function createCheckpointTool(workspaces: Workspaces): BuiltInTool {
         'Saves the current state of the whole workspace as a numbered checkpoint with a label, so that it can ' +
         'be found and restored later. Every write and patch already creates a checkpoint; use this to mark a ' +
         'milestone, such as "draft complete". Changes no file.',
-      inputSchema: objectSchema({
-        label: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 200,
-          description: 'What this state is, in a few words.',
-        },
-      }),
+      inputSchema: args.inputSchema,
       outputSchema: objectSchema(
         {
           id: { type: 'string', format: 'uuid' },
@@ -33,7 +32,7 @@ export function createCheckpointTool(workspaces: Workspaces): BuiltInTool {
     }),
     async run(invocation) {
       const session = sessionOf(invocation);
-      const label = typeof invocation.arguments.label === 'string' ? invocation.arguments.label : null;
+      const label = args.parse(invocation).label ?? null;
       const checkpoint = await workspaces.sessions.createCheckpoint(session, label);
       const named = label === null ? '' : ` "${label}"`;
       return {

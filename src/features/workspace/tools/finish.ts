@@ -1,6 +1,17 @@
+import { z } from 'zod';
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
+import { defineArguments } from '../../../calls/tool-kit.js';
 import type { Workspaces } from '../workspaces.js';
-import { checkpointRefSchema, objectSchema, plural, sha256Schema, spec, sessionOf } from './common.js';
+import { checkpointRefSchema, objectSchema, plural, sessionOf, sha256Schema, spec } from './common.js';
+
+const args = defineArguments({
+  summary: z.string().max(4000).optional().describe('What was done, in a few sentences.'),
+  artifacts: z
+    .array(z.string().min(1).max(4096))
+    .max(100)
+    .optional()
+    .describe('Files (or folders ending in "/") that make up the result, e.g. ["output/report.md"].'),
+});
 
 export function finishTool(workspaces: Workspaces): BuiltInTool {
   return {
@@ -13,15 +24,7 @@ export function finishTool(workspaces: Workspaces): BuiltInTool {
         'must exist and be non-empty. If something is missing, nothing ends: the error names what is missing, ' +
         'so write it and call workspace.finish again. A path in `artifacts` ending in "/" is a folder that must ' +
         'hold a non-empty file.',
-      inputSchema: objectSchema({
-        summary: { type: 'string', maxLength: 4000, description: 'What was done, in a few sentences.' },
-        artifacts: {
-          type: 'array',
-          maxItems: 100,
-          items: { type: 'string', minLength: 1, maxLength: 4096 },
-          description: 'Files (or folders ending in "/") that make up the result, e.g. ["output/report.md"].',
-        },
-      }),
+      inputSchema: args.inputSchema,
       outputSchema: objectSchema(
         {
           completed: { const: true },
@@ -41,8 +44,8 @@ export function finishTool(workspaces: Workspaces): BuiltInTool {
     }),
     async run(invocation) {
       const session = sessionOf(invocation);
-      const args = invocation.arguments as { summary?: string; artifacts?: string[] };
-      const finished = await workspaces.sessions.finish(session, args.artifacts ?? []);
+      const { summary, artifacts } = args.parse(invocation);
+      const finished = await workspaces.sessions.finish(session, artifacts ?? []);
       const list = finished.artifacts.map((a) => a.path).join(', ');
       return {
         content: [
@@ -53,7 +56,7 @@ export function finishTool(workspaces: Workspaces): BuiltInTool {
         ],
         structured: {
           completed: true,
-          summary: args.summary ?? null,
+          summary: summary ?? null,
           artifacts: finished.artifacts.map(({ path, size, sha256 }) => ({ path, size, sha256 })),
           checkpoint: finished.checkpoint,
         },

@@ -1,8 +1,19 @@
+import { z } from 'zod';
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
+import { defineArguments, integer } from '../../../calls/tool-kit.js';
 import type { Workspaces } from '../workspaces.js';
-import { objectSchema, plural, READ_ONLY, sha256Schema, spec, sessionOf } from './common.js';
+import { objectSchema, plural, READ_ONLY, sessionOf, sha256Schema, spec } from './common.js';
 
 const DEFAULT_LIMIT = 200;
+
+const args = defineArguments({
+  prefix: z
+    .string()
+    .max(4096)
+    .optional()
+    .describe('A folder to list, relative to the workspace, e.g. "output". Omit for all files.'),
+  limit: integer().min(1).max(1000).default(DEFAULT_LIMIT).describe('The most files to return.'),
+});
 
 export function listFilesTool(workspaces: Workspaces): BuiltInTool {
   return {
@@ -14,20 +25,7 @@ export function listFilesTool(workspaces: Workspaces): BuiltInTool {
         'and write. Give `prefix` (a folder such as "output" or "output/chapters") to list only that folder; ' +
         'omit it to list everything you can see. Paths are relative to the workspace: never start them with ' +
         '"/" or use "..". Read-only.',
-      inputSchema: objectSchema({
-        prefix: {
-          type: 'string',
-          maxLength: 4096,
-          description: 'A folder to list, relative to the workspace, e.g. "output". Omit for all files.',
-        },
-        limit: {
-          type: 'integer',
-          minimum: 1,
-          maximum: 1000,
-          default: DEFAULT_LIMIT,
-          description: 'The most files to return.',
-        },
-      }),
+      inputSchema: args.inputSchema,
       outputSchema: objectSchema(
         {
           roots: {
@@ -58,8 +56,8 @@ export function listFilesTool(workspaces: Workspaces): BuiltInTool {
     }),
     async run(invocation) {
       const session = sessionOf(invocation);
-      const args = invocation.arguments as { prefix?: string; limit?: number };
-      const listed = await workspaces.sessions.list(session, args.prefix ?? null, args.limit ?? DEFAULT_LIMIT);
+      const { prefix, limit } = args.parse(invocation);
+      const listed = await workspaces.sessions.list(session, prefix ?? null, limit);
       const roots = listed.roots
         .map((r) => `${r.path}/ (${r.writable ? 'writable' : 'read-only'})`)
         .join(', ');

@@ -1,7 +1,8 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
-import type { Workspaces } from '../workspaces.js';
+import { defineArguments, integer } from '../../../calls/tool-kit.js';
 import type { ReadResult } from '../types.js';
-import { objectSchema, pathSchema, READ_ONLY, sha256Schema, spec, sessionOf } from './common.js';
+import type { Workspaces } from '../workspaces.js';
+import { objectSchema, pathArgument, READ_ONLY, sessionOf, sha256Schema, spec } from './common.js';
 
 /**
  * The most content one read returns. The runtime moves a text part over 16 KiB into a resource
@@ -9,15 +10,19 @@ import { objectSchema, pathSchema, READ_ONLY, sha256Schema, spec, sessionOf } fr
  */
 const MAX_READ_BYTES = 16_000;
 
-interface ReadArgs {
-  path: string;
-  startLine?: number;
-  endLine?: number;
-  startChar?: number;
-  endChar?: number;
-  maxBytes?: number;
-  maxTokens?: number;
-}
+const args = defineArguments({
+  path: pathArgument('The file, relative to the workspace, e.g. "output/report.md".'),
+  startLine: integer().min(1).optional().describe('First line to return (1-based).'),
+  endLine: integer().min(1).optional().describe('Last line to return (inclusive).'),
+  startChar: integer().min(0).optional().describe('First character to return (0-based).'),
+  endChar: integer().min(1).optional().describe('Character to stop before.'),
+  maxBytes: integer()
+    .min(64)
+    .max(MAX_READ_BYTES)
+    .optional()
+    .describe('Return at most this many bytes of content.'),
+  maxTokens: integer().min(16).optional().describe('Return at most this many tokens of content.'),
+});
 
 const position = { type: 'integer', minimum: 0 };
 
@@ -46,27 +51,7 @@ export function readFileTool(workspaces: Workspaces): BuiltInTool {
         'inclusive) or startChar/endChar (0-based, end exclusive), and when the result says it was cut, call ' +
         `again from the position it names. At most ${MAX_READ_BYTES} bytes come back per call; maxBytes and ` +
         'maxTokens lower that. Read-only.',
-      inputSchema: objectSchema(
-        {
-          path: pathSchema('The file, relative to the workspace, e.g. "output/report.md".'),
-          startLine: { type: 'integer', minimum: 1, description: 'First line to return (1-based).' },
-          endLine: { type: 'integer', minimum: 1, description: 'Last line to return (inclusive).' },
-          startChar: { type: 'integer', minimum: 0, description: 'First character to return (0-based).' },
-          endChar: { type: 'integer', minimum: 1, description: 'Character to stop before.' },
-          maxBytes: {
-            type: 'integer',
-            minimum: 64,
-            maximum: MAX_READ_BYTES,
-            description: 'Return at most this many bytes of content.',
-          },
-          maxTokens: {
-            type: 'integer',
-            minimum: 16,
-            description: 'Return at most this many tokens of content.',
-          },
-        },
-        ['path'],
-      ),
+      inputSchema: args.inputSchema,
       outputSchema: objectSchema(
         {
           path: { type: 'string' },
@@ -108,24 +93,14 @@ export function readFileTool(workspaces: Workspaces): BuiltInTool {
     }),
     async run(invocation) {
       const session = sessionOf(invocation);
-      const args = invocation.arguments as unknown as ReadArgs;
-      const budgetTokens = [args.maxTokens, invocation.spec.budget.maxOutputTokens].filter(
+      const { path, maxBytes, maxTokens, ...range } = args.parse(invocation);
+      const budgetTokens = [maxTokens, invocation.spec.budget.maxOutputTokens].filter(
         (n): n is number => typeof n === 'number',
       );
-      const read = await workspaces.sessions.read(
-        session,
-        args.path,
-        {
-          startLine: args.startLine,
-          endLine: args.endLine,
-          startChar: args.startChar,
-          endChar: args.endChar,
-        },
-        {
-          maxBytes: Math.min(args.maxBytes ?? MAX_READ_BYTES, MAX_READ_BYTES),
-          maxTokens: budgetTokens.length > 0 ? Math.min(...budgetTokens) : null,
-        },
-      );
+      const read = await workspaces.sessions.read(session, path, range, {
+        maxBytes: Math.min(maxBytes ?? MAX_READ_BYTES, MAX_READ_BYTES),
+        maxTokens: budgetTokens.length > 0 ? Math.min(...budgetTokens) : null,
+      });
       return {
         content: [
           { type: 'text', text: header(read) },

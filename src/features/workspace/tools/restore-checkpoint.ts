@@ -1,8 +1,13 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
+import { defineArguments, integer } from '../../../calls/tool-kit.js';
 import type { ContentPart } from '../../../core/tool-result.js';
 import { fileChangeKinds } from '../rules/diff.js';
 import type { Workspaces } from '../workspaces.js';
 import { checkpointRefSchema, objectSchema, plural, sessionOf, sha256Schema, spec } from './common.js';
+
+const args = defineArguments({
+  checkpoint: integer().min(1).describe('The number of the checkpoint to restore.'),
+});
 
 export function restoreCheckpointTool(workspaces: Workspaces): BuiltInTool {
   return {
@@ -14,16 +19,7 @@ export function restoreCheckpointTool(workspaces: Workspaces): BuiltInTool {
         'patches and workspace.create_checkpoint): files changed since come back, files added since are ' +
         'removed. The restore itself becomes a new checkpoint, so it can be undone the same way. Needs approval. ' +
         'Afterwards, read files again before replacing them.',
-      inputSchema: objectSchema(
-        {
-          checkpoint: {
-            type: 'integer',
-            minimum: 1,
-            description: 'The number of the checkpoint to restore.',
-          },
-        },
-        ['checkpoint'],
-      ),
+      inputSchema: args.inputSchema,
       outputSchema: objectSchema(
         {
           restored: checkpointRefSchema,
@@ -48,7 +44,7 @@ export function restoreCheckpointTool(workspaces: Workspaces): BuiltInTool {
     }),
     async run(invocation) {
       const session = sessionOf(invocation);
-      const result = await workspaces.sessions.restore(session, Number(invocation.arguments.checkpoint));
+      const result = await workspaces.sessions.restore(session, args.parse(invocation).checkpoint);
       const content: ContentPart[] = [
         {
           type: 'text',

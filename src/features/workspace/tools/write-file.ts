@@ -1,15 +1,27 @@
+import { z } from 'zod';
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
-import { type WriteInput, writeModes } from '../types.js';
+import { defineArguments } from '../../../calls/tool-kit.js';
+import { writeModes } from '../types.js';
 import type { Workspaces } from '../workspaces.js';
 import {
   checkpointRefSchema,
   MUTATING,
   objectSchema,
-  pathSchema,
+  pathArgument,
   sessionOf,
+  sha256Argument,
   sha256Schema,
   spec,
 } from './common.js';
+
+const args = defineArguments({
+  path: pathArgument('The file, relative to the workspace, e.g. "output/report.md".'),
+  content: z.string().describe('The text to write (UTF-8).'),
+  mode: z.enum(writeModes),
+  expectedHash: sha256Argument
+    .optional()
+    .describe('The sha256 you expect the file to have now; the write is refused if it differs.'),
+});
 
 export function writeFileTool(workspaces: Workspaces): BuiltInTool {
   return {
@@ -23,18 +35,7 @@ export function writeFileTool(workspaces: Workspaces): BuiltInTool {
         'have read the file with workspace.read_file (or pass its sha256 as expectedHash), and it must not have ' +
         'changed since: otherwise the write is refused as stale, and you should read it again. To change part ' +
         'of a file, prefer workspace.apply_patch. Every write creates a checkpoint you can restore.',
-      inputSchema: objectSchema(
-        {
-          path: pathSchema('The file, relative to the workspace, e.g. "output/report.md".'),
-          content: { type: 'string', description: 'The text to write (UTF-8).' },
-          mode: { enum: [...writeModes] },
-          expectedHash: {
-            ...sha256Schema,
-            description: 'The sha256 you expect the file to have now; the write is refused if it differs.',
-          },
-        },
-        ['path', 'content', 'mode'],
-      ),
+      inputSchema: args.inputSchema,
       outputSchema: objectSchema(
         {
           path: { type: 'string' },
@@ -49,7 +50,7 @@ export function writeFileTool(workspaces: Workspaces): BuiltInTool {
     }),
     async run(invocation) {
       const session = sessionOf(invocation);
-      const written = await workspaces.sessions.write(session, invocation.arguments as unknown as WriteInput);
+      const written = await workspaces.sessions.write(session, args.parse(invocation));
       const verb = written.created ? 'Created' : 'Wrote';
       return {
         content: [

@@ -1,5 +1,14 @@
+import { z } from 'zod';
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
-import { objectSchema, plural, readOnlySpec, textParts } from '../../../calls/tool-kit.js';
+import {
+  defineArguments,
+  integer,
+  objectSchema,
+  plural,
+  readOnlySpec,
+  textParts,
+  uniqueArray,
+} from '../../../calls/tool-kit.js';
 import { RecoverableToolError } from '../../../core/tool-errors.js';
 import { activationSources } from '../rules/activation.js';
 import { positionName, worldInfoPositionNames } from '../rules/worldinfo.js';
@@ -9,10 +18,18 @@ import type { ActivationEntrySnapshot } from '../tables.js';
 export const DEFAULT_MAX_CHARS = 8_000;
 const MAX_MAX_CHARS = 50_000;
 
-interface ReadActivatedArgs {
-  refs?: string[];
-  maxChars?: number;
-}
+const args = defineArguments({
+  refs: uniqueArray(z.string().min(1).max(200))
+    .min(1)
+    .max(100)
+    .optional()
+    .describe('Refs from the index (wi:<lorebook>#<uid>) whose contents to read.'),
+  maxChars: integer()
+    .min(100)
+    .max(MAX_MAX_CHARS)
+    .optional()
+    .describe(`Character budget for the contents (default ${DEFAULT_MAX_CHARS}).`),
+});
 
 interface IndexEntry {
   ref: string;
@@ -132,22 +149,7 @@ export function readActivatedTool(worldInfo: WorldInfoService): BuiltInTool {
         `entries' contents in prompt order, whole entries while they fit in maxChars (default ${DEFAULT_MAX_CHARS}); ` +
         'the result names the entries that did not fit. When nothing has been activated yet the call fails with a ' +
         'recoverable error that says so. Read-only.',
-      inputSchema: objectSchema({
-        refs: {
-          type: 'array',
-          items: { type: 'string', minLength: 1, maxLength: 200 },
-          minItems: 1,
-          maxItems: 100,
-          uniqueItems: true,
-          description: 'Refs from the index (wi:<lorebook>#<uid>) whose contents to read.',
-        },
-        maxChars: {
-          type: 'integer',
-          minimum: 100,
-          maximum: MAX_MAX_CHARS,
-          description: `Character budget for the contents (default ${DEFAULT_MAX_CHARS}).`,
-        },
-      }),
+      inputSchema: args.inputSchema,
       outputSchema: objectSchema(
         {
           activation: objectSchema(
@@ -204,7 +206,7 @@ export function readActivatedTool(worldInfo: WorldInfoService): BuiltInTool {
       ),
     }),
     async run(invocation) {
-      const args = invocation.arguments as unknown as ReadActivatedArgs;
+      const { refs, maxChars = DEFAULT_MAX_CHARS } = args.parse(invocation);
       const activation = await worldInfo.latestActivation({
         runId: invocation.run.id,
         chatId: invocation.run.chatId,
@@ -219,22 +221,21 @@ export function readActivatedTool(worldInfo: WorldInfoService): BuiltInTool {
       }
       const entries = activation.entries.map(indexEntry);
       const base = { activation: activationInfo(activation), entries };
-      if (!args.refs) {
+      if (!refs) {
         return {
           content: textParts(renderIndex(activation, entries)),
           structured: { ...base, contents: null, omitted: [] },
         };
       }
-      const unknown = args.refs.filter((ref) => !activation.entries.some((entry) => entry.ref === ref));
+      const unknown = refs.filter((ref) => !activation.entries.some((entry) => entry.ref === ref));
       if (unknown.length > 0) {
         throw new RecoverableToolError(
           'unknown_ref',
           `Not in the latest activation: ${unknown.join(', ')}. Call worldinfo.read_activated without refs for the index.`,
         );
       }
-      const maxChars = args.maxChars ?? DEFAULT_MAX_CHARS;
       const { contents, omitted } = fill(
-        activation.entries.filter((entry) => args.refs!.includes(entry.ref)),
+        activation.entries.filter((entry) => refs.includes(entry.ref)),
         maxChars,
       );
       return {
