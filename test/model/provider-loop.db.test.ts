@@ -214,7 +214,7 @@ describe('multi-turn loop through the API', () => {
         name: 'calculator',
         status: 'FAILED',
         providerCallId: completed.output[1].call_id,
-        error: { kind: 'RECOVERABLE', code: 'UNKNOWN_TOOL', message: unknownMessage },
+        error: { kind: 'RECOVERABLE', code: 'unknown_tool', message: unknownMessage },
       },
     ]);
     expect(await eventTypes(services, { callId: first.toolCalls[0].id })).toEqual([

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { JsonObject } from '../../core/json.js';
 import type { ToolCallRequest } from '../../core/tool-call.js';
-import type { ToolError } from '../../core/tool-result.js';
+import type { BuiltInToolError } from '../../core/tool-error-codes.js';
 import { type ToolNameMap, toolNameOf } from './names.js';
 import type { ParsedCall, ProviderKind, TurnPart } from './types.js';
 
@@ -79,17 +79,17 @@ export function resolveCall(input: CallInput): ParsedCall {
     arguments: input.args.value,
     providerMetadata: { provider: input.provider, nativeName: input.nativeName, ...input.metadata },
   };
-  let error: ToolError | null = null;
+  let error: BuiltInToolError | null = null;
   if (name === null) {
     error = {
       kind: 'RECOVERABLE',
-      code: 'UNKNOWN_TOOL',
+      code: 'unknown_tool',
       message: `The model called "${input.nativeName}", which is not one of the tools offered for this run.`,
     };
   } else if (!input.args.valid) {
     error = {
       kind: 'RECOVERABLE',
-      code: 'INVALID_ARGUMENTS',
+      code: 'invalid_arguments',
       message: `The arguments for "${name}" are not a JSON object.`,
     };
   }

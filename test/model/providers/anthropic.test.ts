@@ -187,7 +187,7 @@ describe('Anthropic parseResponse', () => {
     };
     expect(anthropic.parseResponse(body, names).calls[0]!.error).toEqual({
       kind: 'RECOVERABLE',
-      code: 'UNKNOWN_TOOL',
+      code: 'unknown_tool',
       message: 'The model called "format_disk", which is not one of the tools offered for this run.',
     });
   });
@@ -217,7 +217,7 @@ describe('Anthropic assembleStream', () => {
     const replayed = (parsed.assistantTurn.native[0] as { content: Block[] }).content[1];
     expect([parsed.calls[0]!.call.arguments, parsed.calls[0]!.error?.code, replayed!.input]).toEqual([
       '{"path": ',
-      'INVALID_ARGUMENTS',
+      'invalid_arguments',
       {},
     ]);
   });

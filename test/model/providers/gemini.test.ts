@@ -117,7 +117,7 @@ describe('Gemini parseResponse', () => {
     const body = modelTurn([{ functionCall: { name: 'weather', args: 'Oslo' } }]);
     expect(gemini.parseResponse(body, names).calls[0]!.error).toEqual({
       kind: 'RECOVERABLE',
-      code: 'INVALID_ARGUMENTS',
+      code: 'invalid_arguments',
       message: 'The arguments for "weather" are not a JSON object.',
     });
   });

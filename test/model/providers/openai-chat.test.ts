@@ -186,7 +186,7 @@ describe('OpenAI Chat parseResponse', () => {
         '{"location": "Par',
         {
           kind: 'RECOVERABLE',
-          code: 'INVALID_ARGUMENTS',
+          code: 'invalid_arguments',
           message: 'The arguments for "weather" are not a JSON object.',
         },
       ],
@@ -208,7 +208,7 @@ describe('OpenAI Chat parseResponse', () => {
         },
         error: {
           kind: 'RECOVERABLE',
-          code: 'UNKNOWN_TOOL',
+          code: 'unknown_tool',
           message: 'The model called "rm_rf", which is not one of the tools offered for this run.',
         },
       },

@@ -147,7 +147,7 @@ describe('OpenAI Responses assembleStream', () => {
         },
         error: {
           kind: 'RECOVERABLE',
-          code: 'INVALID_ARGUMENTS',
+          code: 'invalid_arguments',
           message: 'The arguments for "calculator" are not a JSON object.',
         },
       },
