@@ -1,10 +1,10 @@
-import { budgetExhausted, invalidArguments, policyDenied, unknownTool } from '../core/call-results.js';
-import type { NewJournalEvent } from '../core/journal-event.js';
-import type { ValidationIssue } from '../core/json-schema.js';
-import type { EffectiveTool } from '../core/policy.js';
-import type { DeniedToolStrategy } from '../core/run.js';
-import type { ToolError } from '../core/tool-result.js';
-import type { ToolSpec } from '../core/tool-spec.js';
+import { budgetExhausted, invalidArguments, policyDenied, unknownTool } from '../../core/call-results.js';
+import type { NewJournalEvent } from '../../core/journal-event.js';
+import type { ValidationIssue } from '../../core/json-schema.js';
+import type { EffectiveTool } from '../../core/policy.js';
+import type { DeniedToolStrategy } from '../../core/run.js';
+import type { ToolError } from '../../core/tool-result.js';
+import type { ToolSpec } from '../../core/tool-spec.js';
 
 /** Everything the decision depends on, loaded under the run's lock before deciding. */
 export interface CallDecisionInput {
