@@ -1,10 +1,9 @@
 import { asc, desc, eq, inArray, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { badInput, notFound } from '../../core/errors.js';
+import type { JsonObject } from '../../core/json.js';
 import { parseInput } from '../../core/parse-input.js';
 import type { Db } from '../../db/client.js';
-import { type ActivationEntrySnapshot, lorebookEntries, lorebooks, worldInfoActivations } from './tables.js';
-import type { JsonObject } from '../../core/json.js';
 import type { ChatService } from '../chat/index.js';
 import { activateWorldInfo, DEFAULT_SCAN_DEPTH, MAX_SCAN_DEPTH } from './rules/activation.js';
 import {
@@ -14,6 +13,7 @@ import {
   type WorldInfoEntry,
   WorldInfoError,
 } from './rules/worldinfo.js';
+import { type ActivationEntrySnapshot, lorebookEntries, lorebooks, worldInfoActivations } from './tables.js';
 
 export type LorebookRow = typeof lorebooks.$inferSelect;
 export type LorebookEntryRow = typeof lorebookEntries.$inferSelect;
