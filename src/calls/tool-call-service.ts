@@ -15,9 +15,9 @@ import type { Db } from '../db/client.js';
 import type { Tx } from '../db/tx.js';
 import { appendEvents } from '../journal/append.js';
 import { type DecideInput, expireApprovals, recordApproval } from './approvals.js';
-import { type CallDecision, decideCall } from './rules/decide.js';
 import type { PolicyService } from './policy-service.js';
 import type { RegistryService } from './registry-service.js';
+import { type CallDecision, decideCall } from './rules/decide.js';
 import { assertMayRead, type RunRow, type RunService } from './run-service.js';
 import { type ToolSnapshot, toolCalls } from './tables.js';
 

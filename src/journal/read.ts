@@ -1,8 +1,8 @@
 import { and, asc, eq, gt, type SQL } from 'drizzle-orm';
 import type { JournalEvent } from '../core/journal-event.js';
-import { journalEvents } from './tables.js';
 import type { Executor } from '../db/tx.js';
 import { eventOf } from './append.js';
+import { journalEvents } from './tables.js';
 
 export interface JournalFilter {
   runId?: string | null;

@@ -1,7 +1,7 @@
-import { errorResult } from '../core/call-results.js';
-import type { CallOutcome } from './providers/types.js';
 import { openCallStatuses } from '../calls/run-service.js';
 import type { ToolCallRow } from '../calls/tool-call-service.js';
+import { errorResult } from '../core/call-results.js';
+import type { CallOutcome } from './providers/types.js';
 
 export const isOpen = (call: ToolCallRow): boolean =>
   (openCallStatuses as readonly string[]).includes(call.status);

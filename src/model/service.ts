@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { isOpen, outcomeOf } from './call-outcomes.js';
 import type { PolicyService } from '../calls/policy-service.js';
 import type { RunRow, RunService } from '../calls/run-service.js';
 import { assertMayRead } from '../calls/run-service.js';
@@ -19,9 +18,9 @@ import type { ToolCallRequest } from '../core/tool-call.js';
 import type { ToolError } from '../core/tool-result.js';
 import { cutAt } from '../core/unicode.js';
 import type { Db } from '../db/client.js';
-import { modelTurns } from './tables.js';
 import { toolCalls } from '../db/schema.js';
 import type { Tx } from '../db/tx.js';
+import { isOpen, outcomeOf } from './call-outcomes.js';
 import { type ConversationTurn, renderModelRequest } from './context/render.js';
 import { type ContextService, choosePreset, type PresetChoice } from './context/service.js';
 import type { ContextFrame } from './context/types.js';
@@ -34,6 +33,7 @@ import type {
   ProviderKind,
   ToolDeclarations,
 } from './providers/types.js';
+import { modelTurns } from './tables.js';
 
 export type ModelTurnRow = typeof modelTurns.$inferSelect;
 

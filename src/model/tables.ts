@@ -1,7 +1,7 @@
 import { index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { runs } from '../calls/tables.js';
 import { createdAt } from '../db/columns.js';
 import { jsonb } from '../db/jsonb.js';
-import { runs } from '../calls/tables.js';
 import { providerKinds, type TurnPart } from './providers/types.js';
 
 /**

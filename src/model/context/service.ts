@@ -1,5 +1,4 @@
 import { and, desc, eq, notInArray, sql } from 'drizzle-orm';
-import { outcomeOf } from '../call-outcomes.js';
 import { openCallStatuses, type RunRow, type RunService } from '../../calls/run-service.js';
 import { actorOf, type Principal } from '../../core/auth.js';
 import { canonicalJson } from '../../core/canonical-json.js';
@@ -11,6 +10,7 @@ import type { ChatService } from '../../features/chat/index.js';
 import { decodeText, type Workspaces } from '../../features/workspace/index.js';
 import type { WorldInfoService } from '../../features/worldinfo/index.js';
 import { appendEvents } from '../../journal/append.js';
+import { outcomeOf } from '../call-outcomes.js';
 import { assembleFrame } from './assemble.js';
 import { type ContextPreset, contextPresetSchema, namedPreset } from './preset.js';
 import type {

@@ -5,7 +5,12 @@ import {
   decideCall,
   type Refusal,
 } from '../../../src/calls/rules/decide.js';
-import { budgetExhausted, invalidArguments, policyDenied, unknownTool } from '../../../src/core/call-results.js';
+import {
+  budgetExhausted,
+  invalidArguments,
+  policyDenied,
+  unknownTool,
+} from '../../../src/core/call-results.js';
 import type { EffectiveTool } from '../../../src/core/policy.js';
 import type { ToolError } from '../../../src/core/tool-result.js';
 import { normalizeAnnotations, normalizeBudget, type ToolSpec } from '../../../src/core/tool-spec.js';
