@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
 import { chatCommands } from '../../../src/features/chat/cli.js';
-import { CARD, CHATS_DIR, FIXTURES, fixtureChats, fixtureSkills, SKILLS_DIR } from '../../support/chat.js';
+import { CHATS_DIR, fixtureChats } from '../../support/chat.js';
 import { runCommand, tempDirs } from '../../support/cli.js';
 import { dbTest as test } from '../../support/fixtures.js';
 
@@ -11,7 +11,7 @@ const temp = tempDirs('ats-chat-cli-');
 const cli = (services: Services, words: string[], values: Record<string, string | boolean> = {}) =>
   runCommand(chatCommands, services, words, values);
 
-describe('chat, skill and worldinfo commands', () => {
+describe('chat commands', () => {
   test('chat import then chat export writes the same bytes', async ({ services }) => {
     const source = join(CHATS_DIR, fixtureChats[0]!);
     const imported = await cli(services, ['chat', 'import', source], { id: 'sera' });
@@ -41,20 +41,5 @@ describe('chat, skill and worldinfo commands', () => {
       name: 'UsageError',
       message: expect.stringMatching(/^no such file: /),
     });
-  });
-
-  test('skill import takes a directory of skill folders', async ({ services }) => {
-    const result = await cli(services, ['skill', 'import', SKILLS_DIR]);
-    expect(result.out).toEqual(fixtureSkills.map((name) => `imported skill ${name}`));
-    expect(result.err).toEqual([
-      '  warning: description is 1068 characters; the Agent Skills spec allows at most 1024',
-    ]);
-  });
-
-  test('worldinfo import takes the lorebook of a character card', async ({ services }) => {
-    const result = await cli(services, ['worldinfo', 'import', join(FIXTURES, CARD)]);
-    expect(result.out).toEqual([
-      expect.stringMatching(/^imported lorebook 爱 \([0-9a-f-]{36}\): 27 entries from a character book$/),
-    ]);
   });
 });
