@@ -22,3 +22,10 @@ export const pairSafe = (text: string, at: number) =>
 export function cutAt(text: string, max: number): string {
   return text.length <= max ? text : text.slice(0, pairSafe(text, max));
 }
+
+/** Length in Unicode code points, the unit people count as characters (an emoji is one, not two). */
+export function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}

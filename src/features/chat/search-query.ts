@@ -1,6 +1,7 @@
 import { eq, type SQL, sql } from 'drizzle-orm';
 import { notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';
+import { codePoints } from '../../core/unicode.js';
 import type { Db } from '../../db/client.js';
 import { rowsOf } from '../../db/tx.js';
 import { encodeHistoryCursor } from './rules/history.js';
@@ -31,12 +32,6 @@ interface SearchStats {
 const statsCache = new WeakMap<Db, SearchStats>();
 
 const STATS_TTL_MS = 60_000;
-
-function codePoints(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
-}
 
 /** Ranked substring search inside Postgres; see chat-search.ts for what matches and why the indexes are exact. */
 export async function searchChat(db: Db, chatId: string, raw: ChatSearchInput): Promise<SearchResult> {

@@ -1,8 +1,9 @@
 import { asc, desc, eq, inArray, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { badInput, notFound } from '../../core/errors.js';
-import type { JsonObject } from '../../core/json.js';
+import { isJsonObject, type JsonObject } from '../../core/json.js';
 import { parseInput } from '../../core/parse-input.js';
+import { codePoints } from '../../core/unicode.js';
 import type { Db } from '../../db/client.js';
 import type { ChatService } from '../chat/index.js';
 import { activateWorldInfo, DEFAULT_SCAN_DEPTH, MAX_SCAN_DEPTH } from './rules/activation.js';
@@ -65,20 +66,10 @@ export type ComputeActivationInput = z.input<typeof computeActivationInputSchema
 
 export const entryRef = (lorebookId: string, uid: number) => `wi:${lorebookId}#${uid}`;
 
-function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function displayName(entry: WorldInfoEntry): string {
   const comment = entry.comment.trim();
   if (comment !== '') return comment;
   return entry.key.find((key) => key.trim() !== '') ?? `entry ${entry.uid}`;
-}
-
-function codePoints(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
 }
 
 interface DetectedBook {

@@ -1,9 +1,9 @@
+import { isJsonObject } from '../../core/json.js';
 import type { JsonSchema, ToolSpec } from '../../core/tool-spec.js';
 import {
   argumentsObject,
   decodeArgumentObject,
   decodeArgumentString,
-  isRecord,
   type JsonObject,
   records,
   resolveCall,
@@ -30,19 +30,20 @@ const PROVIDER = 'ANTHROPIC';
 const STRICT_LIMITS = { tools: 20, optionalParameters: 24, unionParameters: 16 };
 
 function countParameters(node: unknown, counts: { optional: number; unions: number }): void {
-  if (!isRecord(node)) return;
-  if (isRecord(node.properties)) {
+  if (!isJsonObject(node)) return;
+  if (isJsonObject(node.properties)) {
     const required = Array.isArray(node.required) ? node.required : [];
     for (const [name, schema] of Object.entries(node.properties)) {
       if (!required.includes(name)) counts.optional += 1;
-      if (isRecord(schema) && (Array.isArray(schema.anyOf) || Array.isArray(schema.type))) counts.unions += 1;
+      if (isJsonObject(schema) && (Array.isArray(schema.anyOf) || Array.isArray(schema.type)))
+        counts.unions += 1;
       countParameters(schema, counts);
     }
   }
   countParameters(node.items, counts);
   if (Array.isArray(node.anyOf)) for (const branch of node.anyOf) countParameters(branch, counts);
   for (const defs of [node.$defs, node.definitions]) {
-    if (isRecord(defs)) for (const schema of Object.values(defs)) countParameters(schema, counts);
+    if (isJsonObject(defs)) for (const schema of Object.values(defs)) countParameters(schema, counts);
   }
 }
 
@@ -93,7 +94,7 @@ function toolDeclarations(specs: readonly ToolSpec[], options: DeclarationOption
  * whose streamed input never became an object: the API requires an object there.
  */
 function parseResponse(body: unknown, names: ToolNameMap): ParsedResponse {
-  const root = isRecord(body) ? body : {};
+  const root = isJsonObject(body) ? body : {};
   const content = records(root.content);
   const calls: ParsedCall[] = [];
   const parts: TurnPart[] = [];
@@ -121,7 +122,7 @@ function parseResponse(body: unknown, names: ToolNameMap): ParsedResponse {
     }
   });
   const replayed = content.map((block) =>
-    block.type === 'tool_use' && !isRecord(block.input) ? { ...block, input: {} } : block,
+    block.type === 'tool_use' && !isJsonObject(block.input) ? { ...block, input: {} } : block,
   );
   return {
     calls,
@@ -147,13 +148,13 @@ function assembleStream(chunks: readonly unknown[]): unknown {
   for (const event of records(chunks)) {
     const index = typeof event.index === 'number' ? event.index : -1;
     const block = blocks.get(index);
-    const delta = isRecord(event.delta) ? event.delta : {};
+    const delta = isJsonObject(event.delta) ? event.delta : {};
     switch (event.type) {
       case 'message_start':
-        message = isRecord(event.message) ? { ...event.message } : {};
+        message = isJsonObject(event.message) ? { ...event.message } : {};
         break;
       case 'content_block_start':
-        if (isRecord(event.content_block)) blocks.set(index, { ...event.content_block });
+        if (isJsonObject(event.content_block)) blocks.set(index, { ...event.content_block });
         break;
       case 'content_block_delta':
         if (block === undefined) break;
@@ -172,8 +173,8 @@ function assembleStream(chunks: readonly unknown[]): unknown {
         break;
       case 'message_delta':
         message = { ...message, ...delta };
-        if (isRecord(event.usage)) {
-          message.usage = { ...(isRecord(message.usage) ? message.usage : {}), ...event.usage };
+        if (isJsonObject(event.usage)) {
+          message.usage = { ...(isJsonObject(message.usage) ? message.usage : {}), ...event.usage };
         }
         break;
     }

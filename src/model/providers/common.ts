@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { JsonObject } from '../../core/json.js';
+import { isJsonObject, type JsonObject } from '../../core/json.js';
 import type { ToolCallRequest } from '../../core/tool-call.js';
 import type { BuiltInToolError } from '../../core/tool-error-codes.js';
 import { type ToolNameMap, toolNameOf } from './names.js';
@@ -7,13 +7,9 @@ import type { ParsedCall, ProviderKind, TurnPart } from './types.js';
 
 export type { JsonObject };
 
-export function isRecord(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Provider payloads are untrusted input: anything that is not a list of objects reads as empty. */
 export function records(value: unknown): JsonObject[] {
-  return Array.isArray(value) ? value.filter(isRecord) : [];
+  return Array.isArray(value) ? value.filter(isJsonObject) : [];
 }
 
 export function str(value: unknown): string | undefined {
@@ -23,7 +19,7 @@ export function str(value: unknown): string | undefined {
 /** Key order must not change a hash, so objects are serialised with sorted keys. */
 function stableStringify(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
-  if (isRecord(value)) {
+  if (isJsonObject(value)) {
     const keys = Object.keys(value).sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify(value[k])}`).join(',')}}`;
   }
@@ -50,7 +46,7 @@ export function decodeArgumentString(raw: string): DecodedArguments {
   if (raw.trim() === '') return { valid: true, value: {} };
   try {
     const parsed: unknown = JSON.parse(raw);
-    return isRecord(parsed) ? { valid: true, value: parsed } : { valid: false, value: raw };
+    return isJsonObject(parsed) ? { valid: true, value: parsed } : { valid: false, value: raw };
   } catch {
     return { valid: false, value: raw };
   }
@@ -58,7 +54,7 @@ export function decodeArgumentString(raw: string): DecodedArguments {
 
 export function decodeArgumentObject(value: unknown): DecodedArguments {
   if (value === undefined) return { valid: true, value: {} };
-  return isRecord(value) ? { valid: true, value } : { valid: false, value };
+  return isJsonObject(value) ? { valid: true, value } : { valid: false, value };
 }
 
 interface CallInput {
@@ -102,7 +98,7 @@ export function turnCalls(parts: readonly TurnPart[]): ToolCallRequest[] {
 
 /** Object-only wire fields (Anthropic `input`, Gemini `args`) get `{}` when the model sent garbage. */
 export function argumentsObject(call: ToolCallRequest): JsonObject {
-  return isRecord(call.arguments) ? call.arguments : {};
+  return isJsonObject(call.arguments) ? call.arguments : {};
 }
 
 export function argumentsJson(call: ToolCallRequest): string {

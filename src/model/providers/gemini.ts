@@ -1,8 +1,8 @@
+import { isJsonObject } from '../../core/json.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import {
   argumentsObject,
   decodeArgumentObject,
-  isRecord,
   type JsonObject,
   metadataOf,
   records,
@@ -32,7 +32,7 @@ function toolDeclarations(specs: readonly ToolSpec[]): ToolDeclarations {
     name: tool.nativeName,
     description: tool.description,
     // A tool without parameters must omit them: Gemini rejects an object with no properties.
-    ...(isRecord(tool.schema.properties) ? { parameters: tool.schema } : {}),
+    ...(isJsonObject(tool.schema.properties) ? { parameters: tool.schema } : {}),
   }));
   return {
     tools: declarations.length > 0 ? [{ functionDeclarations: declarations }] : [],
@@ -47,13 +47,13 @@ function toolDeclarations(specs: readonly ToolSpec[]): ToolDeclarations {
  * so one is derived from the response id, the part's position, the name and the arguments.
  */
 function parseResponse(body: unknown, names: ToolNameMap): ParsedResponse {
-  const root = isRecord(body) ? body : {};
+  const root = isJsonObject(body) ? body : {};
   const candidate = records(root.candidates)[0];
-  const content = isRecord(candidate?.content) ? candidate.content : { parts: [] };
+  const content = isJsonObject(candidate?.content) ? candidate.content : { parts: [] };
   const calls: ParsedCall[] = [];
   const parts: TurnPart[] = [];
   records(content.parts).forEach((part, position) => {
-    if (isRecord(part.functionCall)) {
+    if (isJsonObject(part.functionCall)) {
       const functionCall = part.functionCall;
       const nativeName = str(functionCall.name) ?? '';
       const nativeId = str(functionCall.id);
@@ -136,15 +136,15 @@ function assembleStream(chunks: readonly unknown[]): unknown {
     if (candidate === undefined) continue;
     const { content, ...fields } = candidate;
     candidateFields = { ...candidateFields, ...fields };
-    if (!isRecord(content)) continue;
+    if (!isJsonObject(content)) continue;
     role = content.role ?? role;
     for (const part of records(content.parts)) {
-      if (isRecord(part.functionCall)) {
+      if (isJsonObject(part.functionCall)) {
         const { willContinue, partialArgs, ...call } = part.functionCall;
         if (typeof call.name === 'string') {
           pending = null;
           if (willContinue === true) {
-            const args = isRecord(call.args) ? { ...call.args } : {};
+            const args = isJsonObject(call.args) ? { ...call.args } : {};
             applyPartialArgs(args, partialArgs);
             pending = { part: { ...part, functionCall: { ...call, args } }, args };
             parts.push(pending.part);

@@ -1,8 +1,8 @@
+import { isJsonObject } from '../../core/json.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import {
   argumentsJson,
   decodeArgumentString,
-  isRecord,
   type JsonObject,
   records,
   resolveCall,
@@ -62,11 +62,11 @@ function toolDeclarations(specs: readonly ToolSpec[], options: DeclarationOption
 }
 
 function parseResponse(body: unknown, names: ToolNameMap): ParsedResponse {
-  const root = isRecord(body) ? body : {};
+  const root = isJsonObject(body) ? body : {};
   const choice = records(root.choices)[0];
-  const message = isRecord(choice?.message) ? choice.message : {};
+  const message = isJsonObject(choice?.message) ? choice.message : {};
   const calls = records(message.tool_calls).map((toolCall, position) => {
-    const fn = isRecord(toolCall.function) ? toolCall.function : {};
+    const fn = isJsonObject(toolCall.function) ? toolCall.function : {};
     const nativeName = str(fn.name) ?? '';
     const rawArguments = str(fn.arguments) ?? '';
     const args = decodeArgumentString(rawArguments);
@@ -118,7 +118,7 @@ function assembleStream(chunks: readonly unknown[]): unknown {
         };
         choices.set(index, draft);
       }
-      const delta = isRecord(choice.delta) ? choice.delta : {};
+      const delta = isJsonObject(choice.delta) ? choice.delta : {};
       draft.role = str(delta.role) ?? draft.role;
       draft.content = append(draft.content, delta.content);
       draft.reasoning = append(draft.reasoning, delta.reasoning_content);
@@ -126,7 +126,7 @@ function assembleStream(chunks: readonly unknown[]): unknown {
       for (const piece of records(delta.tool_calls)) {
         const at = typeof piece.index === 'number' ? piece.index : draft.toolCalls.size;
         const call = draft.toolCalls.get(at) ?? { type: 'function', name: '', arguments: '' };
-        const fn = isRecord(piece.function) ? piece.function : {};
+        const fn = isJsonObject(piece.function) ? piece.function : {};
         if (typeof piece.id === 'string') call.id = piece.id;
         if (typeof piece.type === 'string') call.type = piece.type;
         call.name += str(fn.name) ?? '';

@@ -1,8 +1,8 @@
+import { isJsonObject } from '../../core/json.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import {
   argumentsJson,
   decodeArgumentString,
-  isRecord,
   type JsonObject,
   records,
   resolveCall,
@@ -56,7 +56,7 @@ function messageText(item: JsonObject): string {
  * not know, such as `program`, are carried along the same way.
  */
 function parseResponse(body: unknown, names: ToolNameMap): ParsedResponse {
-  const root = isRecord(body) ? body : {};
+  const root = isJsonObject(body) ? body : {};
   const output = records(root.output);
   const calls: ParsedCall[] = [];
   const parts: TurnPart[] = [];
@@ -101,12 +101,12 @@ function assembleStream(chunks: readonly unknown[]): unknown {
   for (const event of records(chunks)) {
     const type = str(event.type) ?? '';
     const at = typeof event.output_index === 'number' ? event.output_index : -1;
-    if (TERMINAL_EVENTS.has(type) && isRecord(event.response)) return event.response;
-    if ((type === 'response.created' || type === 'response.in_progress') && isRecord(event.response)) {
+    if (TERMINAL_EVENTS.has(type) && isJsonObject(event.response)) return event.response;
+    if ((type === 'response.created' || type === 'response.in_progress') && isJsonObject(event.response)) {
       response = event.response;
     } else if (
       (type === 'response.output_item.added' || type === 'response.output_item.done') &&
-      isRecord(event.item)
+      isJsonObject(event.item)
     ) {
       items.set(at, event.item);
       if (type === 'response.output_item.done') pendingArguments.delete(at);

@@ -23,7 +23,7 @@
  *   the header is remembered on the header line.
  */
 import { DomainError } from '../../../core/errors.js';
-import type { JsonObject } from '../../../core/json.js';
+import { isJsonObject, type JsonObject } from '../../../core/json.js';
 import { parseStDate } from './st-date.js';
 
 export const chatRoles = ['user', 'assistant', 'system'] as const;
@@ -102,10 +102,6 @@ export interface ChatLinePosition {
 
 const BOM = '\uFEFF';
 const PLACEHOLDER_NAME = 'unused';
-
-function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function describeJsonType(value: unknown): string {
   if (value === null) return 'null';

@@ -19,6 +19,7 @@
  */
 import { parseDocument } from 'yaml';
 import { DomainError } from '../../../core/errors.js';
+import { codePoints } from '../../../core/unicode.js';
 
 export interface SkillFile {
   /** Path inside the skill folder, `/`-separated, e.g. `SKILL.md` or `reference/evaluation.md`. */
@@ -99,12 +100,6 @@ export const MAX_NAME_LENGTH = 64;
 export const MAX_DESCRIPTION_LENGTH = 1024;
 export const MAX_COMPATIBILITY_LENGTH = 500;
 const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-
-function codePoints(text: string): number {
-  let length = 0;
-  for (const _ of text) length++;
-  return length;
-}
 
 function normalizePath(path: string, label: string): string {
   const normalized = path.replace(/\\/g, '/').replace(/^(?:\.\/)+/, '');

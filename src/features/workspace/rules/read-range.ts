@@ -1,4 +1,5 @@
 import { countTokens } from '../../../core/tokens.js';
+import { codePoints } from '../../../core/unicode.js';
 
 /**
  * Which part of a file `workspace.read_file` returns. Lines are 1-based and inclusive; characters
@@ -42,12 +43,6 @@ export function countLines(text: string): number {
   let lines = 0;
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines += 1;
   return text.endsWith('\n') ? lines : lines + 1;
-}
-
-function codePoints(text: string): number {
-  let count = 0;
-  for (const _ of text) count += 1;
-  return count;
 }
 
 /** UTF-16 index of the code point `offset` (the end of the text when `offset` is past it). */

@@ -51,6 +51,7 @@
  *   what is left. (ST counts constants in priority order and can drop them.) ST compares the
  *   running total with `>=`; here an entry fits while the total stays `<=` the budget.
  */
+import { codePoints } from '../../../core/unicode.js';
 import type { WorldInfoEntry } from './worldinfo.js';
 
 export interface ActivationMessage {
@@ -155,12 +156,6 @@ function displayName(entry: WorldInfoEntry): string {
   return firstKey ?? `entry ${entry.uid}`;
 }
 
-function codePointLength(text: string): number {
-  let length = 0;
-  for (const _ of text) length++;
-  return length;
-}
-
 interface KeyMatch {
   matchedKey: string;
   matchedSecondaryKeys: string[];
@@ -225,7 +220,7 @@ export function activateWorldInfo(
   options: ActivationOptions = {},
 ): ActivationResult {
   const scanText = createScanBuffer(messages, options.includeNames ?? true);
-  const measure = options.measure ?? codePointLength;
+  const measure = options.measure ?? codePoints;
   const limit = options.budget ?? null;
 
   const byPriority = entries

@@ -16,7 +16,7 @@
  */
 import { z } from 'zod';
 import { DomainError } from '../../../core/errors.js';
-import type { JsonObject } from '../../../core/json.js';
+import { isJsonObject, type JsonObject } from '../../../core/json.js';
 
 export const WORLD_INFO_POSITION = {
   before: 0,
@@ -56,10 +56,6 @@ export class WorldInfoError extends DomainError {
     this.name = 'WorldInfoError';
     this.reason = reason;
   }
-}
-
-function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** ST accepts comma-separated strings where arrays are expected (hand-written or very old files). */

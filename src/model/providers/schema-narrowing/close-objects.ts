@@ -1,9 +1,10 @@
-import { isRecord, type JsonObject } from '../common.js';
+import { isJsonObject } from '../../../core/json.js';
+import type { JsonObject } from '../common.js';
 import { isObjectNode, pointer, stringList, typesOf } from './nodes.js';
 import type { Context } from './report.js';
 
 function makeNullable(schema: unknown): unknown {
-  if (!isRecord(schema)) return schema;
+  if (!isJsonObject(schema)) return schema;
   const types = typesOf(schema);
   if (types.includes('null')) return schema;
   if (types.length === 0 || '$ref' in schema || 'const' in schema) {
@@ -28,7 +29,7 @@ export function closeObject(node: JsonObject, path: string, ctx: Context): JsonO
     });
     out.additionalProperties = false;
   }
-  if (ctx.rules.requireAll && isRecord(out.properties)) {
+  if (ctx.rules.requireAll && isJsonObject(out.properties)) {
     const required = stringList(out.required);
     const properties: JsonObject = { ...out.properties };
     for (const name of Object.keys(properties)) {

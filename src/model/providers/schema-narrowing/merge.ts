@@ -1,4 +1,5 @@
-import { isRecord, type JsonObject } from '../common.js';
+import { isJsonObject } from '../../../core/json.js';
+import type { JsonObject } from '../common.js';
 import { derefForMerge, isObjectNode, stringList } from './nodes.js';
 import type { Context } from './report.js';
 
@@ -12,12 +13,14 @@ function mergeInto(base: JsonObject, members: readonly JsonObject[]): JsonObject
   for (const member of members) {
     for (const [key, value] of Object.entries(member)) {
       if (key === 'allOf') continue;
-      if (key === 'properties' && isRecord(value)) {
-        const props: JsonObject = { ...(isRecord(out.properties) ? out.properties : {}) };
+      if (key === 'properties' && isJsonObject(value)) {
+        const props: JsonObject = { ...(isJsonObject(out.properties) ? out.properties : {}) };
         for (const [name, schema] of Object.entries(value)) {
           const existing = props[name];
           props[name] =
-            isRecord(existing) && isRecord(schema) ? mergeInto(existing, [schema]) : (existing ?? schema);
+            isJsonObject(existing) && isJsonObject(schema)
+              ? mergeInto(existing, [schema])
+              : (existing ?? schema);
         }
         out.properties = props;
       } else if (key === 'required' && Array.isArray(value)) {
@@ -33,7 +36,7 @@ function mergeInto(base: JsonObject, members: readonly JsonObject[]): JsonObject
 export function mergeAllOf(node: JsonObject, path: string, ctx: Context): JsonObject {
   if (!Array.isArray(node.allOf)) return node;
   const { allOf, ...base } = node;
-  const members = allOf.filter(isRecord).map((m) => derefForMerge(ctx.root, m));
+  const members = allOf.filter(isJsonObject).map((m) => derefForMerge(ctx.root, m));
   ctx.report.push({
     path,
     action: 'rewritten',
@@ -51,13 +54,13 @@ function flattenRootUnion(node: JsonObject, ctx: Context): JsonObject {
   const keyword = Array.isArray(node.anyOf) ? 'anyOf' : Array.isArray(node.oneOf) ? 'oneOf' : null;
   if (keyword === null) return node;
   const branches = (node[keyword] as unknown[])
-    .filter(isRecord)
+    .filter(isJsonObject)
     .map((b) => derefForMerge(ctx.root, b))
     .filter(isObjectNode);
   const { [keyword]: _union, ...base } = node;
-  const properties: JsonObject = { ...(isRecord(base.properties) ? base.properties : {}) };
+  const properties: JsonObject = { ...(isJsonObject(base.properties) ? base.properties : {}) };
   for (const branch of branches) {
-    if (!isRecord(branch.properties)) continue;
+    if (!isJsonObject(branch.properties)) continue;
     for (const [name, schema] of Object.entries(branch.properties)) {
       if (!(name in properties)) properties[name] = schema;
     }

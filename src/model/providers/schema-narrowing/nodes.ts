@@ -1,4 +1,5 @@
-import { isRecord, type JsonObject } from '../common.js';
+import { isJsonObject } from '../../../core/json.js';
+import type { JsonObject } from '../common.js';
 
 export function pointer(path: string, ...segments: Array<string | number>): string {
   return segments.reduce<string>(
@@ -14,10 +15,10 @@ export function resolveRef(root: JsonObject, ref: string): JsonObject | null {
   for (const raw of ref.slice(2).split('/')) {
     const seg = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
     if (Array.isArray(node)) node = node[Number(seg)];
-    else if (isRecord(node)) node = node[seg];
+    else if (isJsonObject(node)) node = node[seg];
     else return null;
   }
-  return isRecord(node) ? node : null;
+  return isJsonObject(node) ? node : null;
 }
 
 export function typesOf(node: JsonObject): string[] {
@@ -26,7 +27,7 @@ export function typesOf(node: JsonObject): string[] {
 }
 
 export function isObjectNode(node: JsonObject): boolean {
-  return typesOf(node).includes('object') || isRecord(node.properties);
+  return typesOf(node).includes('object') || isJsonObject(node.properties);
 }
 
 export function stringList(value: unknown): string[] {

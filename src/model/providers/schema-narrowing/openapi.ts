@@ -1,4 +1,5 @@
-import { isRecord, type JsonObject } from '../common.js';
+import { isJsonObject } from '../../../core/json.js';
+import type { JsonObject } from '../common.js';
 import type { Context } from './report.js';
 
 export function foldTypeArray(node: JsonObject, path: string, ctx: Context): JsonObject {
@@ -27,7 +28,7 @@ export function foldTypeArray(node: JsonObject, path: string, ctx: Context): Jso
 }
 
 function isNullBranch(branch: unknown): boolean {
-  return isRecord(branch) && branch.type === 'null';
+  return isJsonObject(branch) && branch.type === 'null';
 }
 
 /** Returns null when there is no null branch to fold. */
@@ -42,7 +43,7 @@ export function foldNullBranches(node: JsonObject, path: string, ctx: Context): 
     detail: 'null branch became nullable: true',
   });
   const only = rest[0];
-  if (rest.length === 1 && isRecord(only)) return { ...only, ...base, nullable: true };
+  if (rest.length === 1 && isJsonObject(only)) return { ...only, ...base, nullable: true };
   return { ...base, anyOf: rest, nullable: true };
 }
 
@@ -95,7 +96,7 @@ export function typeOpenApiEnum(node: JsonObject, path: string, ctx: Context): J
 }
 
 export function dropEmptyProperties(node: JsonObject, path: string, ctx: Context): JsonObject {
-  if (!isRecord(node.properties) || Object.keys(node.properties).length > 0) return node;
+  if (!isJsonObject(node.properties) || Object.keys(node.properties).length > 0) return node;
   const { properties: _properties, ...rest } = node;
   ctx.report.push({
     path,

@@ -1,5 +1,6 @@
+import { isJsonObject } from '../../../core/json.js';
 import type { JsonSchema } from '../../../core/tool-spec.js';
-import { isRecord, type JsonObject } from '../common.js';
+import type { JsonObject } from '../common.js';
 import { isObjectNode, pointer, resolveRef } from './nodes.js';
 
 function findRecursion(node: unknown, root: JsonObject, stack: readonly string[]): string | null {
@@ -10,7 +11,7 @@ function findRecursion(node: unknown, root: JsonObject, stack: readonly string[]
     }
     return null;
   }
-  if (!isRecord(node)) return null;
+  if (!isJsonObject(node)) return null;
   if (typeof node.$ref === 'string') {
     if (stack.includes(node.$ref)) return node.$ref;
     const target = resolveRef(root, node.$ref);
@@ -28,27 +29,27 @@ function findRecursion(node: unknown, root: JsonObject, stack: readonly string[]
 }
 
 function findOpenNode(node: unknown, path: string, isRoot: boolean): string | null {
-  if (!isRecord(node)) return null;
+  if (!isJsonObject(node)) return null;
   if (isObjectNode(node)) {
     const extra = node.additionalProperties;
-    if (extra === true || isRecord(extra)) {
+    if (extra === true || isJsonObject(extra)) {
       return `free-form object at ${path || '/'} cannot be closed with additionalProperties: false`;
     }
-    if (!isRoot && !isRecord(node.properties)) {
+    if (!isRoot && !isJsonObject(node.properties)) {
       return `object without properties at ${path} would only accept {} once closed`;
     }
   }
   const children: Array<[string, unknown]> = [];
-  if (isRecord(node.properties)) {
+  if (isJsonObject(node.properties)) {
     for (const [name, schema] of Object.entries(node.properties)) {
       const at = pointer(path, 'properties', name);
-      if (isRecord(schema) && Object.keys(schema).every((k) => k === 'description' || k === 'title')) {
+      if (isJsonObject(schema) && Object.keys(schema).every((k) => k === 'description' || k === 'title')) {
         return `untyped schema at ${at} accepts any value`;
       }
       children.push([at, schema]);
     }
   }
-  if (isRecord(node.items)) children.push([pointer(path, 'items'), node.items]);
+  if (isJsonObject(node.items)) children.push([pointer(path, 'items'), node.items]);
   for (const keyword of ['anyOf', 'oneOf', 'allOf'] as const) {
     const branches = node[keyword];
     if (!Array.isArray(branches)) continue;
@@ -56,7 +57,7 @@ function findOpenNode(node: unknown, path: string, isRoot: boolean): string | nu
   }
   for (const defs of ['$defs', 'definitions'] as const) {
     const defined = node[defs];
-    if (isRecord(defined)) {
+    if (isJsonObject(defined)) {
       for (const [name, schema] of Object.entries(defined))
         children.push([pointer(path, defs, name), schema]);
     }

@@ -1,5 +1,6 @@
+import { isJsonObject } from '../../../core/json.js';
 import type { JsonSchema } from '../../../core/tool-spec.js';
-import { isRecord, type JsonObject } from '../common.js';
+import type { JsonObject } from '../common.js';
 import { closeObject } from './close-objects.js';
 import { checkFormat, dropUnsupported } from './keywords.js';
 import { mergeAllOf, normalizeRoot } from './merge.js';
@@ -45,20 +46,20 @@ function inlineRef(
 
 function narrowChildren(node: JsonObject, path: string, ctx: Context, stack: readonly string[]): JsonObject {
   const out: JsonObject = { ...node };
-  if (isRecord(out.properties)) {
+  if (isJsonObject(out.properties)) {
     const properties: JsonObject = {};
     for (const [name, schema] of Object.entries(out.properties)) {
       properties[name] = narrowNode(schema, pointer(path, 'properties', name), ctx, stack);
     }
     out.properties = properties;
   }
-  if (isRecord(out.items)) out.items = narrowNode(out.items, pointer(path, 'items'), ctx, stack);
+  if (isJsonObject(out.items)) out.items = narrowNode(out.items, pointer(path, 'items'), ctx, stack);
   if (Array.isArray(out.anyOf)) {
     out.anyOf = out.anyOf.map((branch, i) => narrowNode(branch, pointer(path, 'anyOf', i), ctx, stack));
   }
   for (const defs of ['$defs', 'definitions'] as const) {
     const defined = out[defs];
-    if (!isRecord(defined)) continue;
+    if (!isJsonObject(defined)) continue;
     const narrowed: JsonObject = {};
     for (const [name, schema] of Object.entries(defined)) {
       narrowed[name] = narrowNode(schema, pointer(path, defs, name), ctx, stack);
@@ -69,7 +70,7 @@ function narrowChildren(node: JsonObject, path: string, ctx: Context, stack: rea
 }
 
 function narrowNode(value: unknown, path: string, ctx: Context, parentStack: readonly string[]): unknown {
-  if (!isRecord(value)) return value;
+  if (!isJsonObject(value)) return value;
   const { rules } = ctx;
   let node = value;
   let stack = parentStack;
@@ -128,5 +129,5 @@ export function narrowSchema(schema: JsonSchema, target: NarrowingTarget): Narro
   const ctx: Context = { rules: RULES[target], root: schema, report: [] };
   if (!ctx.rules.walk) return { schema: normalizeRoot(schema, ctx), report: ctx.report };
   const narrowed = narrowNode(schema, '', ctx, ['#']);
-  return { schema: isRecord(narrowed) ? narrowed : {}, report: ctx.report };
+  return { schema: isJsonObject(narrowed) ? narrowed : {}, report: ctx.report };
 }
