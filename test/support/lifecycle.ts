@@ -53,3 +53,10 @@ export async function waitFor<T>(
     await new Promise((r) => setTimeout(r, pollMs));
   }
 }
+
+// biome-ignore lint/suspicious/noExplicitAny: the structured results are asserted field by field.
+export const structured = (row: { result: { structured: unknown } | null }) => row.result!.structured as any;
+
+/** The text parts of a call's result, one per line. */
+export const resultText = (row: { result: { content: Array<{ type: string; text?: string }> } | null }) =>
+  row.result!.content.map((part) => part.text ?? '').join('\n');

@@ -1,11 +1,15 @@
 import type { Services } from '../../src/app/services.js';
 import type { ToolCallRow } from '../../src/calls/tool-call-service.js';
 import type { WorkspaceConfig } from '../../src/features/workspace/rules/config.js';
+import { sha256Hex } from '../../src/features/workspace/rules/content.js';
 import type { TestDatabase } from './database.js';
 import { admin, agent, approver, newRun, waitFor } from './lifecycle.js';
 import { startServices } from './services.js';
 
 export const WORKSPACE = 'ws-1';
+
+/** The sha256 hex the workspace tools report for a file with this content. */
+export const hash = (text: string) => sha256Hex(Buffer.from(text));
 
 /** Lets profile `profileId` call every workspace tool (restore still needs approval: its permission says so). */
 export async function allowWorkspace(services: Services, profileId = 'p1') {

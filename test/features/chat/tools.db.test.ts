@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
 import { chatJsonl } from '../../support/chat.js';
 import { dbTest as test } from '../../support/fixtures.js';
-import { agent, allow, eventTypes, newRun } from '../../support/lifecycle.js';
+import { agent, allow, eventTypes, newRun, resultText, structured } from '../../support/lifecycle.js';
 
 const completed = ['tool_call_requested', 'tool_call_started', 'tool_call_completed'];
 const failed = ['tool_call_requested', 'tool_call_started', 'tool_call_failed'];
@@ -21,11 +21,6 @@ async function call(services: Services, runId: string, name: string, args: Recor
   return services.calls.request({ runId, name, arguments: args }, agent);
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the structured results are asserted field by field.
-const structured = (row: { result: { structured: unknown } | null }) => row.result!.structured as any;
-const text = (row: { result: { content: Array<{ type: string; text?: string }> } | null }) =>
-  row.result!.content.map((part) => part.text ?? '').join('\n');
-
 describe('chat.search through the lifecycle', () => {
   test('completes with ranked hits and journals requested, started, completed', async ({ services }) => {
     const run = await setup(services, ['我们去后山吧', '饕餮的传说', 'nothing here', '饕餮！饕餮！']);
@@ -33,7 +28,7 @@ describe('chat.search through the lifecycle', () => {
     expect(done.status).toBe('COMPLETED');
     expect(structured(done)).toMatchObject({ chatId: 'c', terms: ['饕餮'], matched: 2, capped: false });
     expect(structured(done).hits.map((hit: { ref: string }) => hit.ref)).toEqual(['chat:c#3', 'chat:c#1']);
-    expect(text(done)).toMatch(
+    expect(resultText(done)).toMatch(
       /^Search "饕餮" in chat c: 2 messages match; best 2 first\.\n1\. #3 assistant · 沈念/,
     );
     expect(await eventTypes(services, { callId: done.id })).toEqual(completed);
@@ -45,7 +40,7 @@ describe('chat.search through the lifecycle', () => {
     expect(done.status).toBe('COMPLETED');
     expect(done.result!.isError).toBe(false);
     expect(structured(done).hits).toEqual([]);
-    expect(text(done)).toBe(
+    expect(resultText(done)).toBe(
       'No message in chat c contains "麒麟". This is a normal result: try fewer or shorter terms, or another wording.',
     );
   });
@@ -162,7 +157,7 @@ describe('chat.read_history_tail and chat.read_history_before through the lifecy
     expect(page.continuation).toBe(
       `Message #1 is longer than the budget: only characters 600-1000 of 1000 are shown. Its first 600 characters come next: call chat.read_history_before with cursor "${page.nextCursor}".`,
     );
-    expect(text(tail)).toContain(
+    expect(resultText(tail)).toContain(
       '[#1 assistant · 沈念 · 2024-08-07T10:00:01.000Z · characters 600-1000 of 1000]',
     );
     const parts = [page.messages[0].text];
@@ -218,6 +213,6 @@ describe('chat.read_history_tail and chat.read_history_before through the lifecy
       nextCursor: null,
       continuation: null,
     });
-    expect(text(done)).toBe('Chat c has no messages.');
+    expect(resultText(done)).toBe('Chat c has no messages.');
   });
 });

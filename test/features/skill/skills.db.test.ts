@@ -8,7 +8,7 @@ import { readSkillFolders } from '../../../src/features/skill/folders.js';
 import type { SkillFolder } from '../../../src/features/skill/service.js';
 import { fixtureSkills, SKILLS_DIR, skillFolder } from '../../support/chat.js';
 import { dbTest } from '../../support/fixtures.js';
-import { admin, agent, allow, eventTypes, newRun } from '../../support/lifecycle.js';
+import { admin, agent, allow, eventTypes, newRun, structured } from '../../support/lifecycle.js';
 
 const completed = ['tool_call_requested', 'tool_call_started', 'tool_call_completed'];
 const skillMd = (name: string) => readFileSync(join(SKILLS_DIR, name, 'SKILL.md'), 'utf8');
@@ -30,9 +30,6 @@ const test = dbTest.extend<{ run: RunRow }>({
     await use(await newRun(services));
   },
 });
-
-// biome-ignore lint/suspicious/noExplicitAny: the structured results are asserted field by field.
-const structured = (row: { result: { structured: unknown } | null }) => row.result!.structured as any;
 
 describe('skill import', () => {
   test.for(fixtureSkills)(

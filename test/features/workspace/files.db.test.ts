@@ -1,10 +1,7 @@
 import { describe, expect } from 'vitest';
-import { sha256Hex } from '../../../src/features/workspace/rules/content.js';
 import { workspaceTest as test } from '../../support/fixtures.js';
 import { eventTypes } from '../../support/lifecycle.js';
-import { call, output, WORKSPACE, workspaceRun, writeFile } from '../../support/workspace.js';
-
-const hash = (text: string) => sha256Hex(Buffer.from(text));
+import { call, hash, output, WORKSPACE, workspaceRun, writeFile } from '../../support/workspace.js';
 
 describe('workspace files through the tool-call lifecycle', () => {
   test('the first write creates the workspace with the default roots, a file and checkpoint #1', async ({

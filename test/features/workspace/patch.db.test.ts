@@ -1,12 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
-import { sha256Hex } from '../../../src/features/workspace/rules/content.js';
 import { workspaceTest as test } from '../../support/fixtures.js';
 import { eventTypes } from '../../support/lifecycle.js';
-import { call, output, WORKSPACE, writeFile } from '../../support/workspace.js';
+import { call, hash, output, WORKSPACE, writeFile } from '../../support/workspace.js';
 
-const hash = (text: string) => sha256Hex(Buffer.from(text));
 const patch = (...body: string[]) => ['*** Begin Patch', ...body, '*** End Patch'].join('\n');
 const SCENARIO_015 = new URL(
   '../../fixtures/patches/scenarios/015_failure_after_partial_success_leaves_changes/',

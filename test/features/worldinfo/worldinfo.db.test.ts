@@ -3,12 +3,7 @@ import type { Services } from '../../../src/app/services.js';
 import type { RunRow } from '../../../src/calls/run-service.js';
 import { CARD, chatJsonl, fixtureWorlds, readFixture } from '../../support/chat.js';
 import { dbTest } from '../../support/fixtures.js';
-import { agent, allow, eventTypes, newRun } from '../../support/lifecycle.js';
-
-// biome-ignore lint/suspicious/noExplicitAny: the structured results are asserted field by field.
-const structured = (row: { result: { structured: unknown } | null }) => row.result!.structured as any;
-const text = (row: { result: { content: Array<{ type: string; text?: string }> } | null }) =>
-  row.result!.content.map((part) => part.text ?? '').join('\n');
+import { agent, allow, eventTypes, newRun, resultText, structured } from '../../support/lifecycle.js';
 
 const importEldoria = (services: Services) =>
   services.worldInfo.importLorebook(
@@ -262,7 +257,7 @@ describe('worldinfo.read_activated through the lifecycle', () => {
       contents: null,
       omitted: [],
     });
-    expect(text(done)).toMatch(
+    expect(resultText(done)).toMatch(
       /^Latest world info activation \(recorded by the app, .*\): 2 entries\.\n- wi:/,
     );
     expect(await eventTypes(services, { callId: done.id })).toEqual([
@@ -322,7 +317,7 @@ describe('worldinfo.read_activated through the lifecycle', () => {
         truncated: false,
       },
     ]);
-    expect(text(done)).toBe(
+    expect(resultText(done)).toBe(
       `## shadowfang (wi:${book.id}#1)\n${eldoria.entries['1'].content}\n\n## glade (wi:${book.id}#2)\n${eldoria.entries['2'].content}`,
     );
   });
@@ -349,7 +344,7 @@ describe('worldinfo.read_activated through the lifecycle', () => {
       expect.objectContaining({ ref: refs[0], size: 1551, truncated: true }),
     ]);
     expect(structured(cut).contents[0].text).toHaveLength(100);
-    expect(text(cut)).toContain(
+    expect(resultText(cut)).toContain(
       '[cut: 100 of 1551 characters shown; call again with this ref alone and maxChars up to 50000]',
     );
   });

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseChatJsonl } from '../../../../src/features/chat/rules/jsonl.js';
 import {
@@ -14,9 +13,7 @@ import {
   parseWorldInfoJson,
   type WorldInfoEntry,
 } from '../../../../src/features/worldinfo/rules/worldinfo.js';
-
-const FIXTURES = new URL('../../../fixtures/sillytavern/', import.meta.url);
-const readText = (path: string) => readFileSync(new URL(path, FIXTURES), 'utf8');
+import { readFixture } from '../../../support/chat.js';
 
 let nextUid = 0;
 function entry(fields: Record<string, unknown>): WorldInfoEntry {
@@ -173,7 +170,7 @@ describe('whole words', () => {
 });
 
 describe('CJK keys of the Chinese card against Chinese text', () => {
-  const book = extractCharacterBook(JSON.parse(readText('characters/爱.json')));
+  const book = extractCharacterBook(JSON.parse(readFixture('sillytavern/characters/爱.json')));
   const entries = book?.entries ?? [];
   const keyed = (uids: number[]) => uids.filter((uid) => !entries[uid]?.constant);
 
@@ -315,8 +312,10 @@ describe('order and budget', () => {
 
 describe('real data', () => {
   it('activates Eldoria entries from the Seraphina chat', () => {
-    const book = parseWorldInfoJson(readText('worlds/Eldoria.modern.json'), 'Eldoria');
-    const chat = parseChatJsonl(readText('chats/Seraphina - 2023-5-12 @21h 32m 29s 224ms.jsonl'));
+    const book = parseWorldInfoJson(readFixture('sillytavern/worlds/Eldoria.modern.json'), 'Eldoria');
+    const chat = parseChatJsonl(
+      readFixture('sillytavern/chats/Seraphina - 2023-5-12 @21h 32m 29s 224ms.jsonl'),
+    );
     const summary = (options?: ActivationOptions) =>
       activateWorldInfo(book.entries, chat.messages, options).activated.map((a) => [
         a.uid,

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   extractCharacterBook,
@@ -7,10 +6,9 @@ import {
   WorldInfoError,
   type WorldInfoErrorReason,
 } from '../../../../src/features/worldinfo/rules/worldinfo.js';
+import { readFixture } from '../../../support/chat.js';
 
-const FIXTURES = new URL('../../../fixtures/sillytavern/', import.meta.url);
-const readText = (path: string) => readFileSync(new URL(path, FIXTURES), 'utf8');
-const readJson = (path: string): Record<string, unknown> => JSON.parse(readText(path));
+const readJson = (path: string): Record<string, unknown> => JSON.parse(readFixture(path));
 
 /** Every field of ST's newWorldInfoEntryDefinition, as listed in the fixtures' SOURCES.md. */
 const DEFINITION_FIELDS = [
@@ -72,8 +70,8 @@ function expectError(run: () => unknown, reason: WorldInfoErrorReason) {
 }
 
 describe('Eldoria.json (old minimal shape)', () => {
-  const raw = readJson('worlds/Eldoria.json');
-  const book = parseWorldInfoJson(readText('worlds/Eldoria.json'), 'Eldoria');
+  const raw = readJson('sillytavern/worlds/Eldoria.json');
+  const book = parseWorldInfoJson(readFixture('sillytavern/worlds/Eldoria.json'), 'Eldoria');
 
   it('has the 4 entries, in file order, with every definition field', () => {
     expect(book).toMatchObject({ name: 'Eldoria', source: 'world' });
@@ -129,8 +127,8 @@ describe('Eldoria.json (old minimal shape)', () => {
 });
 
 describe('Eldoria.modern.json (current full export)', () => {
-  const book = parseWorldInfoJson(readText('worlds/Eldoria.modern.json'), 'Eldoria');
-  const old = parseWorldInfoJson(readText('worlds/Eldoria.json'), 'Eldoria');
+  const book = parseWorldInfoJson(readFixture('sillytavern/worlds/Eldoria.modern.json'), 'Eldoria');
+  const old = parseWorldInfoJson(readFixture('sillytavern/worlds/Eldoria.json'), 'Eldoria');
 
   it('has the same 4 entries as the old file, with the same keys and content', () => {
     expect(book.entries).toHaveLength(4);
@@ -179,7 +177,7 @@ describe('Eldoria.modern.json (current full export)', () => {
 });
 
 describe('character card book (爱.json)', () => {
-  const card = readJson('characters/爱.json');
+  const card = readJson('sillytavern/characters/爱.json');
   const book = extractCharacterBook(card);
   const sourceEntries = ((card.data as Record<string, unknown>).character_book as { entries: unknown[] })
     .entries;
