@@ -1,11 +1,11 @@
 import { describe, expect } from 'vitest';
-import type { Services } from '../../src/app/services.js';
-import type { RunRow } from '../../src/calls/run-service.js';
-import { countTokens } from '../../src/core/tokens.js';
-import { chatJsonl } from '../support/chat.js';
-import { dbTest } from '../support/fixtures.js';
-import { agent, allow, eventTypes, newRun, waitFor } from '../support/lifecycle.js';
-import { type Json, loopClient } from '../support/model-loop.js';
+import type { Services } from '../../../src/app/services.js';
+import type { RunRow } from '../../../src/calls/run-service.js';
+import { countTokens } from '../../../src/core/tokens.js';
+import { chatJsonl } from '../../support/chat.js';
+import { dbTest } from '../../support/fixtures.js';
+import { agent, allow, eventTypes, newRun, waitFor } from '../../support/lifecycle.js';
+import { type Json, loopClient } from '../../support/model-loop.js';
 
 const FRAME = `query($runId: ID!, $preset: ContextPresetInput, $presetName: String) {
   contextFrame(runId: $runId, preset: $preset, presetName: $presetName) {

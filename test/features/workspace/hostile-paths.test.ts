@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { RecoverableToolError, SystemFailure } from '../../../../src/core/tool-errors.js';
-import type { Db } from '../../../../src/db/client.js';
-import { createWorkspaces, type WorkspaceSession } from '../../../../src/features/workspace/index.js';
+import { RecoverableToolError, SystemFailure } from '../../../src/core/tool-errors.js';
+import type { Db } from '../../../src/db/client.js';
+import {
+  type WorkspaceSession,
+  WorkspaceSessions,
+  WorkspaceStore,
+} from '../../../src/features/workspace/index.js';
 
 /**
  * Every tool operation checks its paths before it touches storage: here storage throws on any
@@ -27,7 +31,7 @@ const session: WorkspaceSession = {
   },
 };
 
-const service = createWorkspaces(storage).sessions;
+const service = new WorkspaceSessions(new WorkspaceStore(storage));
 
 const ROOTS = ['', 'output/', 'inputs/', 'scratch/deep/'];
 
