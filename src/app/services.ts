@@ -29,9 +29,11 @@ import { ChatService, chatTools } from '../features/chat/index.js';
 import { SkillService, skillTools } from '../features/skill/index.js';
 import { TokenService } from '../features/tokens/index.js';
 import {
-  createWorkspaces,
   DEFAULT_WORKSPACE_CONFIG,
+  WorkspaceAdmin,
   type WorkspaceConfig,
+  WorkspaceSessions,
+  WorkspaceStore,
   type Workspaces,
   workspaceTools,
 } from '../features/workspace/index.js';
@@ -95,7 +97,13 @@ export function createServices(database: Database, logger: Logger, options: Serv
   const calls = new ToolCallService(db, runs, registry, policy);
   const bus = new JournalBus(database, logger, options.busPollMs);
 
-  const workspaces = createWorkspaces(db, options.workspace ?? DEFAULT_WORKSPACE_CONFIG);
+  const workspaceConfig = options.workspace ?? DEFAULT_WORKSPACE_CONFIG;
+  const workspaceStore = new WorkspaceStore(db, workspaceConfig);
+  const workspaces: Workspaces = {
+    store: workspaceStore,
+    sessions: new WorkspaceSessions(workspaceStore, workspaceConfig),
+    admin: new WorkspaceAdmin(workspaceStore),
+  };
   const chats = new ChatService(db);
   const skills = new SkillService(db);
   const worldInfo = new WorldInfoService(db, chats);
@@ -108,7 +116,8 @@ export function createServices(database: Database, logger: Logger, options: Serv
   ]);
 
   const extensionStore = new InvocationStore(db);
-  const extensionHub = new BridgeHub(database, extensionStore, logger, {
+  const tokens = new TokenService(db);
+  const extensionHub = new BridgeHub(database, extensionStore, tokens, logger, {
     ...defaultBridgeOptions,
     ...options.bridge,
   });
@@ -143,7 +152,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
     logger,
     registry,
     policy,
-    tokens: new TokenService(db),
+    tokens,
     runs,
     calls,
     bus,

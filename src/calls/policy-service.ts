@@ -100,7 +100,7 @@ export class PolicyService {
     return ruleOf(row);
   }
 
-  /** Only the rules that can apply to this context are loaded; resolution itself is the pure domain function. */
+  /** Only the rules that can apply to this context are loaded; resolution itself is the pure function in core/policy.ts. */
   async rulesFor(context: PolicyContext, db: Executor = this.db): Promise<PolicyRule[]> {
     const scoped = (layer: PolicyLayer, scopeId: string | null | undefined) =>
       scopeId ? and(eq(policyRules.layer, layer), eq(policyRules.scopeId, scopeId)) : undefined;

@@ -1,12 +1,12 @@
 import { eq } from 'drizzle-orm';
 import { Repeater } from 'graphql-yoga';
 import type { RunService } from '../calls/run-service.js';
+import { toolCalls } from '../calls/tables.js';
 import type { ToolCallRow, ToolCallService } from '../calls/tool-call-service.js';
 import type { Principal } from '../core/auth.js';
 import { badInput, forbidden } from '../core/errors.js';
 import type { JournalEvent, JournalEventType } from '../core/journal-event.js';
 import type { Db } from '../db/client.js';
-import { toolCalls } from '../db/schema.js';
 import type { JournalBus } from './bus.js';
 import { type JournalFilter, readEvents } from './read.js';
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { PolicyService } from '../calls/policy-service.js';
 import type { RunRow, RunService } from '../calls/run-service.js';
 import { assertMayRead } from '../calls/run-service.js';
+import { toolCalls } from '../calls/tables.js';
 import {
   MAX_ARGUMENT_BYTES,
   MAX_PROVIDER_CALL_ID_LENGTH,
@@ -18,7 +19,6 @@ import type { ToolCallRequest } from '../core/tool-call.js';
 import type { ToolError } from '../core/tool-result.js';
 import { cutAt } from '../core/unicode.js';
 import type { Db } from '../db/client.js';
-import { toolCalls } from '../db/schema.js';
 import type { Tx } from '../db/tx.js';
 import { isOpen, outcomeOf } from './call-outcomes.js';
 import { type ConversationTurn, renderModelRequest } from './context/render.js';

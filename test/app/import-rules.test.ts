@@ -284,6 +284,18 @@ describe('import rules', { timeout: 60_000 }, () => {
     ]);
   });
 
+  it("fail a module taking another module's table from the db/schema.ts hub", async () => {
+    const broken = {
+      'src/db/schema.ts': 'export const tools = 1;\n',
+      ...adding('src/db/client.ts', "import './schema.js';"),
+      ...adding('src/features/chat/service.ts', "import '../../db/schema.js';"),
+    };
+
+    expect(await violations(broken)).toEqual([
+      'tables-from-their-module: src/features/chat/service.ts → src/db/schema.ts',
+    ]);
+  });
+
   it('fail src importing test code', async () => {
     const broken = adding('src/db/client.ts', "import '../../test/support/helper.js';");
 

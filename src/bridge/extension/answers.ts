@@ -1,11 +1,11 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
+import { toolCalls, tools } from '../../calls/tables.js';
 import { actorOf, type Principal } from '../../core/auth.js';
 import { badInput, conflict, notFound } from '../../core/errors.js';
 import { type ValidationIssue, validateAgainst } from '../../core/json-schema.js';
 import { parseInput } from '../../core/parse-input.js';
 import type { Db } from '../../db/client.js';
-import { toolCalls, tools } from '../../db/schema.js';
 import type { Tx } from '../../db/tx.js';
 import { appendEvents } from '../../journal/append.js';
 import type { InvocationRow } from './invocations.js';

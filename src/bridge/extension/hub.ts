@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
+import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import { Repeater } from 'graphql-yoga';
 import type { Principal } from '../../core/auth.js';
 import type { Logger } from '../../core/logger.js';
 import type { Database } from '../../db/client.js';
-import { apiTokens } from '../../db/schema.js';
+import type { TokenService } from '../../features/tokens/index.js';
 import type { InvocationRow, InvocationStore } from './invocations.js';
 import { BRIDGE_CHANNEL, type BridgeSignal, parseSignal, signal } from './signals.js';
 import { extensionConnections } from './tables.js';
@@ -59,6 +59,7 @@ export class BridgeHub {
   constructor(
     private readonly database: Database,
     private readonly store: InvocationStore,
+    private readonly tokens: Pick<TokenService, 'revokedAmong'>,
     private readonly logger: Logger,
     private readonly options: BridgeOptions = defaultBridgeOptions,
   ) {}
@@ -236,12 +237,12 @@ export class BridgeHub {
       if (ids.length > 0) {
         // A token is checked when a subscription starts; one revoked since ends its subscriptions
         // here, so its client stops receiving invocations and its calls fail over at once.
-        const revoked = await this.database.db
-          .select({ id: extensionConnections.id })
+        const held = await this.database.db
+          .select({ id: extensionConnections.id, tokenId: extensionConnections.tokenId })
           .from(extensionConnections)
-          .innerJoin(apiTokens, eq(apiTokens.id, extensionConnections.tokenId))
-          .where(and(inArray(extensionConnections.id, ids), isNotNull(apiTokens.revokedAt)));
-        for (const { id } of revoked) this.connections.get(id)?.end();
+          .where(inArray(extensionConnections.id, ids));
+        const revoked = await this.tokens.revokedAmong(held.map((row) => row.tokenId));
+        for (const row of held) if (revoked.has(row.tokenId)) this.connections.get(row.id)?.end();
         await this.database.db
           .update(extensionConnections)
           .set({ expiresAt: sql`now() + ${this.options.connectionLeaseMs} * interval '1 millisecond'` })

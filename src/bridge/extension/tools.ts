@@ -1,11 +1,11 @@
 import { and, asc, eq, inArray, notInArray } from 'drizzle-orm';
 import { specOf } from '../../calls/registry-service.js';
+import { tools } from '../../calls/tables.js';
 import type { Principal } from '../../core/auth.js';
 import { conflict, forbidden, notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';
 import { normalizeAnnotations, normalizeBudget, type ToolSpec } from '../../core/tool-spec.js';
 import type { Db } from '../../db/client.js';
-import { tools } from '../../db/schema.js';
 import {
   type ExtensionToolInput,
   extensionToolName,

@@ -1,8 +1,8 @@
 import { and, eq, inArray } from 'drizzle-orm';
+import { tools } from '../../calls/tables.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import type { Db } from '../../db/client.js';
-import { tools } from '../../db/schema.js';
 import type { Tx } from '../../db/tx.js';
 import { appendEvents } from '../../journal/append.js';
 import { lockMcpServer } from './service.js';

@@ -33,7 +33,7 @@ const statsCache = new WeakMap<Db, SearchStats>();
 
 const STATS_TTL_MS = 60_000;
 
-/** Ranked substring search inside Postgres; see chat-search.ts for what matches and why the indexes are exact. */
+/** Ranked substring search inside Postgres; see rules/search.ts for what matches and why the indexes are exact. */
 export async function searchChat(db: Db, chatId: string, raw: ChatSearchInput): Promise<SearchResult> {
   const input = parseInput(chatSearchInputSchema, raw);
   const plan = planChatSearch(input.query);

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import { type Principal, roles } from '../../core/auth.js';
 import { notFound } from '../../core/errors.js';
@@ -80,6 +80,16 @@ export class TokenService {
       .where(and(eq(apiTokens.tokenHash, hashSecret(secret)), isNull(apiTokens.revokedAt)))
       .limit(1);
     return row ? principalOf(row) : null;
+  }
+
+  /** Which of these tokens have been revoked, for holders of long-lived connections. */
+  async revokedAmong(ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.db
+      .select({ id: apiTokens.id })
+      .from(apiTokens)
+      .where(and(inArray(apiTokens.id, [...new Set(ids)]), isNotNull(apiTokens.revokedAt)));
+    return new Set(rows.map((row) => row.id));
   }
 
   async revoke(id: string): Promise<boolean> {

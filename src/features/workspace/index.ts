@@ -8,4 +8,4 @@ export { WorkspaceSessions } from './session.js';
 export { WorkspaceStore } from './store.js';
 export { workspaceTools } from './tools/index.js';
 export type * from './types.js';
-export { createWorkspaces, type Workspaces } from './workspaces.js';
+export type { Workspaces } from './workspaces.js';

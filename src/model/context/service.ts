@@ -1,15 +1,16 @@
 import { and, desc, eq, notInArray, sql } from 'drizzle-orm';
 import { openCallStatuses, type RunRow, type RunService } from '../../calls/run-service.js';
+import { toolCalls } from '../../calls/tables.js';
 import { actorOf, type Principal } from '../../core/auth.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { badInput, notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';
 import type { Db } from '../../db/client.js';
-import { journalEvents, toolCalls } from '../../db/schema.js';
 import type { ChatService } from '../../features/chat/index.js';
 import { decodeText, type Workspaces } from '../../features/workspace/index.js';
 import type { WorldInfoService } from '../../features/worldinfo/index.js';
 import { appendEvents } from '../../journal/append.js';
+import { journalEvents } from '../../journal/tables.js';
 import { outcomeOf } from '../call-outcomes.js';
 import { assembleFrame } from './assemble.js';
 import { type ContextPreset, contextPresetSchema, namedPreset } from './preset.js';

@@ -3,13 +3,16 @@ import { createLogger } from '../../../src/app/logger.js';
 import { createServices } from '../../../src/app/services.js';
 import { checkToolSchema } from '../../../src/core/json-schema.js';
 import type { Database } from '../../../src/db/client.js';
-import { createWorkspaces, workspaceTools } from '../../../src/features/workspace/index.js';
+import { workspaceTools } from '../../../src/features/workspace/index.js';
 
 /** Building tools and services touches no storage (only running them does), so none is given. */
 const noDatabase = { driver: 'pglite', db: {} } as unknown as Database;
 
 const byName = Object.fromEntries(
-  workspaceTools(createWorkspaces(noDatabase.db)).map((tool) => [tool.spec.name, tool.spec]),
+  workspaceTools(createServices(noDatabase, createLogger('silent')).workspaces).map((tool) => [
+    tool.spec.name,
+    tool.spec,
+  ]),
 );
 
 describe('workspace tool specs', () => {

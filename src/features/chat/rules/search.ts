@@ -1,5 +1,5 @@
 /**
- * How `chat.search` turns a query into SQL predicates (pure; the SQL lives in chat-service.ts).
+ * How `chat.search` turns a query into SQL predicates (pure; the SQL lives in ../search-query.ts).
  *
  * What counts as a hit is defined by the plain substring scan and nothing else: the query is split
  * on whitespace into terms, and a message matches when its text contains every term,
