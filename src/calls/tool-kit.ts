@@ -15,7 +15,7 @@ export const READ_ONLY: ToolAnnotations = {
   cost: 'LOW',
 };
 
-const NO_BUDGET: ToolBudget = {
+export const NO_BUDGET: ToolBudget = {
   maxCalls: null,
   maxOutputTokens: null,
   timeoutMs: null,

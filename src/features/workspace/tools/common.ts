@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { BuiltInTool, Invocation } from '../../../calls/tool-contract.js';
+import { NO_BUDGET, objectSchema, plural, READ_ONLY } from '../../../calls/tool-kit.js';
 import { RecoverableToolError } from '../../../core/tool-errors.js';
-import type { ToolAnnotations, ToolBudget, ToolSpec } from '../../../core/tool-spec.js';
+import type { ToolAnnotations, ToolSpec } from '../../../core/tool-spec.js';
 import { patchChangeKinds } from '../rules/patch/types.js';
 import type { WorkspaceSession } from '../types.js';
 
@@ -26,21 +27,6 @@ export function sessionOf(invocation: Invocation): WorkspaceSession {
   };
 }
 
-const NO_BUDGET: ToolBudget = {
-  maxCalls: null,
-  maxOutputTokens: null,
-  timeoutMs: null,
-  approvalTimeoutMs: null,
-};
-
-export const READ_ONLY: ToolAnnotations = {
-  readOnly: true,
-  destructive: false,
-  idempotent: true,
-  openWorld: false,
-  cost: 'LOW',
-};
-
 /** Every change is checkpointed and can be restored, so writing discards nothing for good. */
 export const MUTATING: ToolAnnotations = {
   readOnly: false,
@@ -58,13 +44,6 @@ export const spec = (
   permission: 'ALWAYS_ALLOW',
   budget: NO_BUDGET,
   ...fields,
-});
-
-export const objectSchema = (properties: Record<string, unknown>, required: string[] = []) => ({
-  type: 'object',
-  properties,
-  required,
-  additionalProperties: false,
 });
 
 export const pathArgument = (description: string) => z.string().min(1).max(4096).describe(description);
@@ -92,4 +71,4 @@ export const changeSchema = objectSchema(
   ['path', 'kind'],
 );
 
-export const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+export { objectSchema, plural, READ_ONLY };
