@@ -120,7 +120,11 @@ export async function main(args: string[]): Promise<void> {
     name: 'bench',
     role: 'ADMIN',
     userId: null,
+    users: [],
+    profiles: [],
+    planNodes: null,
     extensionId: null,
+    legacyUnbound: false,
   };
   await services.policy.set({ layer: 'PLATFORM', toolPattern: 'bench.*', effect: 'ALLOW' }, principal);
   const gql = async (query: string) => {

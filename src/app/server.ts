@@ -92,7 +92,8 @@ export function createAppServer(services: Services, options: AppServerOptions = 
         const secret = bearerSecret(
           ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization,
         );
-        return secret !== null && (await services.tokens.authenticate(secret)) !== null;
+        const outcome = secret === null ? null : await services.tokens.authenticate(secret);
+        return outcome !== null && 'principal' in outcome;
       },
       onSubscribe: async (ctx, _id, params) => {
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({

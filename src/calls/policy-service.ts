@@ -1,5 +1,6 @@
 import { and, asc, eq, isNull, or, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
+import { coversUser } from '../core/access.js';
 import { actorOf, type Principal } from '../core/auth.js';
 import { forbidden, notFound } from '../core/errors.js';
 import { parseInput } from '../core/parse-input.js';
@@ -29,11 +30,10 @@ const ruleOf = (row: RuleRow): PolicyRule => ({
   reason: row.reason,
 });
 
-/** Admins set any rule; a person (approver) may set rules on their own USER layer and nothing else. */
+/** Admins set any rule; an approver may set USER rules of the users it is bound to, and nothing else. */
 function assertMaySet(principal: Principal, layer: PolicyLayer, scopeId: string | null | undefined): void {
   if (principal.role === 'ADMIN') return;
-  if (principal.role === 'APPROVER' && layer === 'USER' && principal.userId && principal.userId === scopeId)
-    return;
+  if (principal.role === 'APPROVER' && layer === 'USER' && scopeId && coversUser(principal, scopeId)) return;
   throw forbidden(
     layer === 'USER'
       ? 'only an admin or an approver token bound to that user may change USER rules'

@@ -1,8 +1,9 @@
-import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, like, or, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { likePattern, matchesAny, maySeeRun, userScopeOf } from '../core/access.js';
 import { actorOf, type Principal } from '../core/auth.js';
 import { callCancelled, errorResult } from '../core/call-results.js';
-import { conflict, forbidden, notFound } from '../core/errors.js';
+import { badInput, conflict, forbidden, notFound } from '../core/errors.js';
 import type { NewJournalEvent } from '../core/journal-event.js';
 import { parseInput } from '../core/parse-input.js';
 import { deniedToolStrategies, type RunStatus } from '../core/run.js';
@@ -30,11 +31,58 @@ export const createRunInputSchema = z.object({
 /** Calls that have not reached an end state yet. */
 export const openCallStatuses = ['REQUESTED', 'APPROVED', 'AWAITING_APPROVAL', 'STARTED'] as const;
 
-/** Agents see the runs their own token created; people and admins see every run. */
+/**
+ * Agents see the runs their own token created; people the runs of the users they are bound to;
+ * admins and hosts every run. A run outside that is NOT_FOUND, as if it did not exist.
+ */
 export function assertMayRead(principal: Principal, run: RunRow): void {
-  if (principal.role === 'AGENT' && run.createdByToken !== principal.tokenId)
-    throw notFound(`no run ${run.id}`);
   if (principal.role === 'EXTENSION') throw forbidden('extensions do not read runs');
+  if (!maySeeRun(principal, run)) throw notFound(`no run ${run.id}`);
+}
+
+/** The SQL form of `maySeeRun`, for lists; undefined when the principal sees every run. */
+export function runScope(principal: Principal): SQL | undefined {
+  if (principal.role === 'AGENT') return eq(runs.createdByToken, principal.tokenId);
+  const scope = userScopeOf(principal);
+  if (scope.all) return undefined;
+  if (scope.patterns.length === 0) return sql`false`;
+  return or(...scope.patterns.map((p) => like(runs.userId, likePattern(p))));
+}
+
+/**
+ * The run's user, profile and plan node come from the token: an agent acts for the user it is
+ * bound to and only on its profiles and plan nodes; hosts and admins name the user.
+ */
+function bindRun(principal: Principal, input: z.output<typeof createRunInputSchema>) {
+  if (principal.role !== 'AGENT' || principal.legacyUnbound) {
+    if (principal.role === 'HOST' && !input.userId)
+      throw badInput('a HOST names the user the run is for: userId');
+    return {
+      userId: input.userId ?? null,
+      profileId: input.profileId ?? null,
+      planNodeId: input.planNodeId ?? null,
+    };
+  }
+  if (input.userId && input.userId !== principal.userId)
+    throw forbidden(`this token acts for user ${principal.userId}, not ${input.userId}`);
+  const profileId = input.profileId ?? null;
+  // Naming no profile escapes a PROFILE deny only as much as naming an unruled one would: so only `*` tokens may.
+  if (
+    profileId === null
+      ? !principal.profiles.includes('*') && principal.profiles.length > 0
+      : !matchesAny(principal.profiles, profileId)
+  )
+    throw forbidden(
+      principal.profiles.length === 0
+        ? 'this token may not name a profile'
+        : `profile ${profileId ?? '(none)'} is not one of this token's profiles: ${principal.profiles.join(', ')}`,
+    );
+  const planNodeId = input.planNodeId ?? null;
+  if (principal.planNodes && !matchesAny(principal.planNodes, planNodeId))
+    throw forbidden(
+      `plan node ${planNodeId ?? '(none)'} is not one of this token's plan nodes: ${principal.planNodes.join(', ')}`,
+    );
+  return { userId: principal.userId, profileId, planNodeId };
 }
 
 export class RunService {
@@ -42,14 +90,13 @@ export class RunService {
 
   async create(raw: unknown, principal: Principal): Promise<RunRow> {
     const input = parseInput(createRunInputSchema, raw);
+    const bound = bindRun(principal, input);
     return this.db.transaction(async (tx) => {
       const [run] = await tx
         .insert(runs)
         .values({
           status: 'RUNNING',
-          userId: input.userId ?? null,
-          profileId: input.profileId ?? null,
-          planNodeId: input.planNodeId ?? null,
+          ...bound,
           chatId: input.chatId ?? null,
           workspaceId: input.workspaceId ?? null,
           deniedToolStrategy: input.deniedToolStrategy ?? 'FAIL_RUN',
@@ -62,7 +109,7 @@ export class RunService {
         })
         .returning();
       await appendEvents(tx, [
-        { type: 'run_started', runId: run!.id, actor: actorOf(principal), payload: { ...input } },
+        { type: 'run_started', runId: run!.id, actor: actorOf(principal), payload: { ...input, ...bound } },
       ]);
       return run!;
     });
@@ -94,7 +141,8 @@ export class RunService {
   ) {
     const conditions: SQL[] = [];
     if (args.status) conditions.push(eq(runs.status, args.status));
-    if (principal.role === 'AGENT') conditions.push(eq(runs.createdByToken, principal.tokenId));
+    const scope = runScope(principal);
+    if (scope) conditions.push(scope);
     // Raw SQL parameters bypass column encoding: timestamps travel as ISO strings and are cast.
     if (args.after)
       conditions.push(

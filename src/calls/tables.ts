@@ -75,8 +75,24 @@ export const runs = pgTable(
     createdAt: createdAt(),
     finishedAt: tstz('finished_at'),
   },
-  (t) => [index('runs_status_idx').on(t.status, t.createdAt)],
+  (t) => [
+    index('runs_status_idx').on(t.status, t.createdAt),
+    index('runs_user_idx').on(t.userId, t.createdAt),
+  ],
 );
+
+/**
+ * What an admin configured for the runs of a profile (`*`: every profile without its own row).
+ * What an agent asks for at createRun may only tighten these.
+ */
+export const profileRunDefaults = pgTable('profile_run_defaults', {
+  profileId: text('profile_id').primaryKey(),
+  deniedToolStrategy: text('denied_tool_strategy', { enum: deniedToolStrategies }),
+  maxCalls: integer('max_calls'),
+  maxCallsPerTool: integer('max_calls_per_tool'),
+  updatedBy: text('updated_by').notNull(),
+  updatedAt: updatedAt(),
+});
 
 export interface ToolSnapshot {
   title: string;

@@ -28,6 +28,7 @@ export const builder = new SchemaBuilder<{
       return {
         authenticated: role !== undefined,
         admin: role === 'ADMIN',
+        host: role === 'HOST',
         approver: role === 'APPROVER',
         agent: role === 'AGENT',
         extension: role === 'EXTENSION',
@@ -42,9 +43,12 @@ export const builder = new SchemaBuilder<{
               extensions: { code: 'FORBIDDEN' },
             },
           )
-        : new GraphQLError('authentication required: send Authorization: Bearer <token>', {
-            extensions: { code: 'UNAUTHENTICATED' },
-          }),
+        : new GraphQLError(
+            ctx.refusal
+              ? `authentication failed: ${ctx.refusal}`
+              : 'authentication required: send Authorization: Bearer <token>',
+            { extensions: { code: 'UNAUTHENTICATED' } },
+          ),
   },
   zod: {
     validationError: (zodError) => {

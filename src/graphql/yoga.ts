@@ -2,7 +2,6 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import type { Principal } from '../core/auth.js';
 import type { GraphQLContext } from './context.js';
 import { maskError } from './errors.js';
 import { schema } from './schema.js';
@@ -51,8 +50,9 @@ export function createGraphQLHandler(services: GraphQLContext['services']): Yoga
     ],
     context: async (initial): Promise<GraphQLContext> => {
       const secret = bearerSecret(authorizationOf(initial));
-      const principal: Principal | null = secret ? await services.tokens.authenticate(secret) : null;
-      return { principal, services };
+      const outcome = secret ? await services.tokens.authenticate(secret) : null;
+      if (outcome && 'refused' in outcome) return { principal: null, refusal: outcome.refused, services };
+      return { principal: outcome?.principal ?? null, refusal: null, services };
     },
   });
 }

@@ -22,6 +22,16 @@ export type Gql = <T = Record<string, any>>(
   token?: string | null,
 ) => Promise<GqlResult<T>>;
 
+/** Each role's test token acts for u1 (the tests' default user), approvers for alice too. */
+const testBindings: Record<Role, Record<string, unknown>> = {
+  ADMIN: {},
+  HOST: {},
+  AGENT: { userId: 'u1', profiles: ['*'] },
+  APPROVER: { users: ['alice', 'u1'] },
+  VIEWER: { users: ['alice', 'u1'] },
+  EXTENSION: { extensionId: 'dice' },
+};
+
 interface FileFixtures {
   /** One database per test file; null when the project's database is unavailable. */
   fileDb: TestDatabase | null;
@@ -71,16 +81,11 @@ export const dbTest = base.extend<{ $test: Fixtures; $file: FileFixtures }>({
     use: (tokens: Record<Role, string>) => Promise<void>,
   ) => {
     const make = async (role: Role) =>
-      (
-        await services.tokens.create({
-          name: `test-${role.toLowerCase()}`,
-          role,
-          userId: role === 'APPROVER' ? 'alice' : null,
-          extensionId: role === 'EXTENSION' ? 'dice' : null,
-        })
-      ).secret;
+      (await services.tokens.create({ name: `test-${role.toLowerCase()}`, role, ...testBindings[role] }))
+        .secret;
     await use({
       ADMIN: await make('ADMIN'),
+      HOST: await make('HOST'),
       APPROVER: await make('APPROVER'),
       AGENT: await make('AGENT'),
       EXTENSION: await make('EXTENSION'),

@@ -1,26 +1,37 @@
 import type { Services } from '../../src/app/services.js';
 import type { Principal } from '../../src/core/auth.js';
 
+const unbound = {
+  userId: null,
+  users: [],
+  profiles: [],
+  planNodes: null,
+  extensionId: null,
+  legacyUnbound: false,
+};
+
+/** An agent acting for u1, on any profile: the user every test run is for unless it says otherwise. */
 export const agent: Principal = {
+  ...unbound,
   tokenId: '00000000-0000-4000-8000-000000000001',
   name: 'agent',
   role: 'AGENT',
-  userId: null,
-  extensionId: null,
+  userId: 'u1',
+  profiles: ['*'],
 };
 export const admin: Principal = {
+  ...unbound,
   tokenId: '00000000-0000-4000-8000-000000000002',
   name: 'root',
   role: 'ADMIN',
-  userId: null,
-  extensionId: null,
 };
+/** An approver for alice and u1: it decides the calls of the test runs. */
 export const approver: Principal = {
+  ...unbound,
   tokenId: '00000000-0000-4000-8000-000000000003',
   name: 'alice',
   role: 'APPROVER',
-  userId: 'alice',
-  extensionId: null,
+  users: ['alice', 'u1'],
 };
 
 export async function allow(services: Services, pattern = 'test.*', extra: Record<string, unknown> = {}) {

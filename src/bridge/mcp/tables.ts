@@ -1,5 +1,5 @@
 import { boolean, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { createdAt, updatedAt } from '../../db/columns.js';
+import { createdAt, tstz, updatedAt } from '../../db/columns.js';
 import { jsonb } from '../../db/jsonb.js';
 import { mcpTransports } from './rules/mcp-server.js';
 
@@ -58,4 +58,21 @@ export const mcpTools = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [primaryKey({ columns: [t.serverName, t.remoteName] })],
+);
+
+/**
+ * Which processes hold a live connection to which server, renewed while it lasts: a tool is
+ * offered only while its server is connected somewhere.
+ */
+export const mcpConnections = pgTable(
+  'mcp_connections',
+  {
+    serverName: text('server_name')
+      .notNull()
+      .references(() => mcpServers.name, { onDelete: 'cascade' }),
+    processId: text('process_id').notNull(),
+    connectedAt: tstz('connected_at').notNull().defaultNow(),
+    expiresAt: tstz('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.serverName, t.processId] })],
 );

@@ -33,6 +33,8 @@ export const chats = pgTable('chats', {
   byteSize: integer('byte_size').notNull(),
   sha256: text('sha256').notNull(),
   importedBy: text('imported_by').notNull(),
+  /** The user whose runs may read it, named by the admin who imported it. */
+  ownerUserId: text('owner_user_id'),
   importedAt: createdAt(),
 });
 

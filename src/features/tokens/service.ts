@@ -1,17 +1,27 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, or } from 'drizzle-orm';
 import { z } from 'zod';
+import { BINDING_PATTERN, bindingProblem } from '../../core/access.js';
 import { type Principal, roles } from '../../core/auth.js';
 import { notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';
 import type { Db } from '../../db/client.js';
 import { apiTokens } from './tables.js';
 
+const pattern = z
+  .string()
+  .regex(BINDING_PATTERN, 'must be an id or glob of A-Z a-z 0-9 _ . @ : - * ? (at most 200 characters)');
+const patterns = z.array(pattern).max(100);
+
 export const createTokenInputSchema = z
   .object({
     name: z.string().trim().min(1).max(100),
     role: z.enum(roles),
-    userId: z.string().trim().min(1).max(200).nullish(),
+    userId: z.string().trim().min(1).max(200).regex(BINDING_PATTERN).nullish(),
+    users: patterns.nullish(),
+    allUsers: z.boolean().nullish(),
+    profiles: patterns.nullish(),
+    planNodes: patterns.nullish(),
     extensionId: z
       .string()
       .regex(
@@ -19,22 +29,31 @@ export const createTokenInputSchema = z
         'must be 1-64 characters of a-z 0-9 _ - starting with a letter or digit',
       )
       .nullish(),
+    expiresAt: z.date().nullish(),
   })
   .superRefine((input, ctx) => {
-    if (input.role === 'EXTENSION' && !input.extensionId) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['extensionId'],
-        message: 'an EXTENSION token must name its extension',
-      });
-    }
-    if (input.role !== 'EXTENSION' && input.extensionId) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['extensionId'],
-        message: 'only EXTENSION tokens name an extension',
-      });
-    }
+    const problem = (path: string, message: string) =>
+      ctx.addIssue({ code: 'custom', path: [path], message });
+    const person = input.role === 'APPROVER' || input.role === 'VIEWER';
+    if (input.role === 'EXTENSION' && !input.extensionId)
+      problem('extensionId', 'an EXTENSION token must name its extension');
+    if (input.role !== 'EXTENSION' && input.extensionId)
+      problem('extensionId', 'only EXTENSION tokens name an extension');
+    if (input.role === 'AGENT' && (!input.userId || input.userId.includes('*') || input.userId.includes('?')))
+      problem('userId', 'an AGENT token must name the one user its runs act for');
+    if (input.role !== 'AGENT' && input.userId)
+      problem('userId', 'only AGENT tokens act for one user; APPROVER and VIEWER tokens name `users`');
+    if (input.role !== 'AGENT' && (input.profiles || input.planNodes))
+      problem('profiles', 'only AGENT tokens are bound to profiles and plan nodes');
+    if (!person && (input.users || input.allUsers))
+      problem('users', 'only APPROVER and VIEWER tokens are bound to users');
+    if (input.users?.includes('*'))
+      problem('users', 'grant every user with allUsers: true, not the pattern `*`');
+    if (person && !input.allUsers && !input.users?.length)
+      problem('users', `an ${input.role} token must name the users it is for (or allUsers: true)`);
+    if (input.allUsers && input.users?.length) problem('users', 'allUsers: true names no users besides');
+    if (input.expiresAt && input.expiresAt.getTime() <= Date.now())
+      problem('expiresAt', 'must be in the future');
   });
 export type CreateTokenInput = z.input<typeof createTokenInputSchema>;
 
@@ -49,9 +68,16 @@ function principalOf(row: ApiTokenRow): Principal {
     name: row.name,
     role: row.role,
     userId: row.userId,
+    users: row.allUsers ? ['*'] : row.users,
+    profiles: row.profiles,
+    planNodes: row.planNodes,
     extensionId: row.extensionId,
+    legacyUnbound: row.legacyUnbound,
   };
 }
+
+/** A secret that matches a token, or why the token it matches cannot be used now. */
+export type Authentication = { principal: Principal } | { refused: string };
 
 export class TokenService {
   constructor(private readonly db: Db) {}
@@ -67,19 +93,39 @@ export class TokenService {
         role: input.role,
         tokenHash: hashSecret(secret),
         userId: input.userId ?? null,
+        users: input.users ?? [],
+        allUsers: input.allUsers ?? false,
+        profiles: input.profiles ?? [],
+        planNodes: input.planNodes ?? null,
         extensionId: input.extensionId ?? null,
+        expiresAt: input.expiresAt ?? null,
       })
       .returning();
     return { secret, token: token! };
   }
 
-  async authenticate(secret: string): Promise<Principal | null> {
+  /**
+   * The principal a secret stands for. A rotated token's previous secret works until its overlap
+   * ends; an expired, revoked or unbound token is refused with the reason, never silently.
+   */
+  async authenticate(secret: string, now = new Date()): Promise<Authentication | null> {
+    const hash = hashSecret(secret);
     const [row] = await this.db
       .select()
       .from(apiTokens)
-      .where(and(eq(apiTokens.tokenHash, hashSecret(secret)), isNull(apiTokens.revokedAt)))
+      .where(or(eq(apiTokens.tokenHash, hash), eq(apiTokens.previousTokenHash, hash)))
       .limit(1);
-    return row ? principalOf(row) : null;
+    if (!row) return null;
+    if (row.revokedAt) return { refused: 'this token was revoked' };
+    if (row.expiresAt && row.expiresAt <= now)
+      return { refused: `this token expired at ${row.expiresAt.toISOString()}` };
+    if (row.tokenHash !== hash && (!row.previousValidUntil || row.previousValidUntil <= now))
+      return { refused: 'this secret was replaced when the token was rotated' };
+    const principal = principalOf(row);
+    const problem = bindingProblem(principal);
+    if (problem)
+      return { refused: `${problem}: an admin must bind it (token bind) or mark it legacy-unbound` };
+    return { principal };
   }
 
   /** Which of these tokens have been revoked, for holders of long-lived connections. */

@@ -12,6 +12,8 @@ import type { WorkspaceRoot } from './rules/roots.js';
 export const workspaces = pgTable('workspaces', {
   id: text('id').primaryKey(),
   roots: jsonb('roots').$type<WorkspaceRoot[]>().notNull(),
+  /** The user whose runs may use it: the user of the run that created it, or named by an admin. */
+  ownerUserId: text('owner_user_id'),
   /** The number of the newest checkpoint. Mutations lock this row, which also orders them. */
   lastCheckpoint: integer('last_checkpoint').notNull().default(0),
   createdAt: createdAt(),
