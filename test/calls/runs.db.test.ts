@@ -98,7 +98,12 @@ describe('runs and calls over GraphQL', () => {
   });
 
   test('an agent reads only the runs it created', async ({ gql, tokens, services }) => {
-    const { secret } = await services.tokens.create({ name: 'other-agent', role: 'AGENT' });
+    const { secret } = await services.tokens.create({
+      name: 'other-agent',
+      role: 'AGENT',
+      userId: 'u1',
+      profiles: ['*'],
+    });
     const mine = (await gql('mutation { createRun(input: {}) { id } }', {}, tokens.AGENT)).data!.createRun.id;
     await gql('mutation { createRun(input: {}) { id } }', {}, secret);
     const listed = await gql('{ runs { edges { node { id } } } }', {}, tokens.AGENT);

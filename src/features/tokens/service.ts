@@ -50,7 +50,10 @@ export const createTokenInputSchema = z
     if (input.users?.includes('*'))
       problem('users', 'grant every user with allUsers: true, not the pattern `*`');
     if (person && !input.allUsers && !input.users?.length)
-      problem('users', `an ${input.role} token must name the users it is for (or allUsers: true)`);
+      problem(
+        'users',
+        `${input.role === 'APPROVER' ? 'an' : 'a'} ${input.role} token must name the users it is for (or allUsers: true)`,
+      );
     if (input.allUsers && input.users?.length) problem('users', 'allUsers: true names no users besides');
     if (input.expiresAt && input.expiresAt.getTime() <= Date.now())
       problem('expiresAt', 'must be in the future');

@@ -244,8 +244,9 @@ describe('extension tool policy', () => {
       agent,
     );
     expect(call.status).toBe('AWAITING_APPROVAL');
-    const approverToken = (await services.tokens.create({ name: 'alice', role: 'APPROVER', userId: 'alice' }))
-      .secret;
+    const approverToken = (
+      await services.tokens.create({ name: 'alice', role: 'APPROVER', users: ['alice', 'u1'] })
+    ).secret;
     const res = await node.gql(
       approverToken,
       `{ toolCall(id: "${call.id}") { approvalRequest { title displayName message argumentsSummary source } } }`,
@@ -509,7 +510,8 @@ describe('extension connections', () => {
     bridge,
   }) => {
     const { node, dice } = bridge;
-    const viewer = (await node.services.tokens.create({ name: 'dashboard', role: 'VIEWER' })).secret;
+    const viewer = (await node.services.tokens.create({ name: 'dashboard', role: 'VIEWER', allUsers: true }))
+      .secret;
     const connections = async () => {
       const res = await node.gql(viewer, '{ extensionConnections { extensionId connectedAt expiresAt } }');
       expect(res.errors).toBeUndefined();
