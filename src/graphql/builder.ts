@@ -95,10 +95,10 @@ export const builder = new SchemaBuilder<{
 /** Who may read what: named once so every field states its audience the same way. */
 export const scopes = {
   admin: { admin: true },
-  readers: { admin: true, approver: true, agent: true, viewer: true },
+  readers: { admin: true, host: true, approver: true, agent: true, viewer: true },
   people: { admin: true, approver: true, viewer: true },
   deciders: { admin: true, approver: true },
-  agents: { admin: true, agent: true },
+  agents: { admin: true, host: true, agent: true },
   anyRole: { authenticated: true },
 } as const;
 

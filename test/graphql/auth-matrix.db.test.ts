@@ -3,9 +3,12 @@ import { schema } from '../../src/graphql/schema.js';
 import type { Yoga } from '../../src/graphql/yoga.js';
 import { type GqlResult, type Role, dbTest as test } from '../support/fixtures.js';
 
-const ALL: Role[] = ['ADMIN', 'APPROVER', 'AGENT', 'EXTENSION', 'VIEWER'];
-const READERS: Role[] = ['ADMIN', 'APPROVER', 'AGENT', 'VIEWER'];
+const ALL: Role[] = ['ADMIN', 'HOST', 'APPROVER', 'AGENT', 'EXTENSION', 'VIEWER'];
+const READERS: Role[] = ['ADMIN', 'HOST', 'APPROVER', 'AGENT', 'VIEWER'];
+const AGENTS: Role[] = ['ADMIN', 'HOST', 'AGENT'];
 const PEOPLE: Role[] = ['ADMIN', 'APPROVER', 'VIEWER'];
+/** Hosts see every run, so they read the whole journal like people do. */
+const JOURNAL: Role[] = [...PEOPLE, 'HOST'];
 const NIL = '00000000-0000-4000-8000-000000000000';
 
 interface Operation {
@@ -22,18 +25,18 @@ const operations: Operation[] = [
   {
     field: 'tools',
     document: '{ tools { edges { node { name } } } }',
-    allowed: ['ADMIN', 'APPROVER', 'AGENT', 'VIEWER'],
+    allowed: READERS,
   },
   {
     field: 'tool',
     document: '{ tool(name: "t.x") { name } }',
-    allowed: ['ADMIN', 'APPROVER', 'AGENT', 'VIEWER'],
+    allowed: READERS,
   },
   { field: 'policyRules', document: '{ policyRules { id } }', allowed: ['ADMIN', 'APPROVER', 'VIEWER'] },
   {
     field: 'effectiveTools',
     document: '{ effectiveTools(context: { userId: "u" }) { reason } }',
-    allowed: ['ADMIN', 'APPROVER', 'AGENT', 'VIEWER'],
+    allowed: READERS,
   },
   { field: 'apiTokens', document: '{ apiTokens { id } }', allowed: ['ADMIN'] },
   { field: 'me', document: '{ me { role } }', allowed: ALL },
@@ -103,13 +106,13 @@ const operations: Operation[] = [
   { field: 'toolCall', document: `{ toolCall(id: "${NIL}") { id } }`, allowed: READERS },
   { field: 'pendingApprovals', document: '{ pendingApprovals { edges { node { id } } } }', allowed: PEOPLE },
   // An agent must name one of its own runs to read the journal; without one it is refused.
-  { field: 'journal', document: '{ journal { edges { node { seq } } } }', allowed: PEOPLE },
+  { field: 'journal', document: '{ journal { edges { node { seq } } } }', allowed: JOURNAL },
   { field: 'resource', document: '{ resource(uri: "resource://sha256/00") { uri } }', allowed: READERS },
-  { field: 'createRun', document: 'mutation { createRun(input: {}) { id } }', allowed: ['ADMIN', 'AGENT'] },
+  { field: 'createRun', document: 'mutation { createRun(input: {}) { id } }', allowed: AGENTS },
   {
     field: 'requestToolCall',
     document: `mutation { requestToolCall(input: { runId: "${NIL}", name: "t.x" }) { id } }`,
-    allowed: ['ADMIN', 'AGENT'],
+    allowed: AGENTS,
   },
   {
     field: 'approveToolCall',
@@ -124,12 +127,12 @@ const operations: Operation[] = [
   {
     field: 'cancelRun',
     document: `mutation { cancelRun(id: "${NIL}") { id } }`,
-    allowed: ['ADMIN', 'AGENT', 'APPROVER'],
+    allowed: [...AGENTS, 'APPROVER'],
   },
   {
     field: 'completeRun',
     document: `mutation { completeRun(id: "${NIL}") { id } }`,
-    allowed: ['ADMIN', 'AGENT'],
+    allowed: AGENTS,
   },
   { field: 'workspace', document: '{ workspace(id: "w1") { id } }', allowed: READERS },
   { field: 'chat', document: `{ chat(id: "${NIL}") { byteSize } }`, allowed: READERS },
@@ -172,12 +175,12 @@ const operations: Operation[] = [
   {
     field: 'recordWorldInfoActivation',
     document: 'mutation { recordWorldInfoActivation(input: { entries: [] }) { chatId } }',
-    allowed: ['ADMIN', 'AGENT'],
+    allowed: AGENTS,
   },
   {
     field: 'computeWorldInfoActivation',
     document: 'mutation { computeWorldInfoActivation(input: { chatId: "c", lorebookIds: [] }) { chatId } }',
-    allowed: ['ADMIN', 'AGENT'],
+    allowed: AGENTS,
   },
   {
     field: 'providerTools',
@@ -193,7 +196,7 @@ const operations: Operation[] = [
   {
     field: 'submitModelResponse',
     document: `mutation { submitModelResponse(runId: "${NIL}", provider: GEMINI, response: {}) { toolCalls { id } } }`,
-    allowed: ['ADMIN', 'AGENT'],
+    allowed: AGENTS,
   },
   { field: 'contextPresets', document: '{ contextPresets { name } }', allowed: READERS },
   {
@@ -237,7 +240,7 @@ const operations: Operation[] = [
   {
     field: 'journalEvents',
     document: 'subscription { journalEvents { seq } }',
-    allowed: PEOPLE,
+    allowed: JOURNAL,
     subscription: true,
   },
   {
