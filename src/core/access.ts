@@ -95,3 +95,27 @@ export function bindingProblem(principal: Principal): string | null {
       return null;
   }
 }
+
+/**
+ * Whose policy view a principal may ask for: an agent its own user's (on its profiles), people the
+ * users they are bound to. A context without a user shows only what applies to everyone.
+ */
+export function policyContextProblem(
+  principal: Principal,
+  context: { userId?: string | null; profileId?: string | null },
+): string | null {
+  if (principal.role === 'AGENT' && !principal.legacyUnbound) {
+    if (context.userId && context.userId !== principal.userId)
+      return `this token acts for user ${principal.userId}, not ${context.userId}`;
+    if (context.profileId && !matchesAny(principal.profiles, context.profileId))
+      return `profile ${context.profileId} is not one of this token's profiles`;
+    return null;
+  }
+  if (context.userId && !coversUser(principal, context.userId))
+    return `this token is not bound to user ${context.userId}`;
+  return null;
+}
+
+/** USER rules are private to their user: people see those of the users they are bound to, and every other layer. */
+export const mayReadRule = (principal: Principal, rule: { layer: string; scopeId: string | null }) =>
+  rule.layer !== 'USER' || coversUser(principal, rule.scopeId);

@@ -1,3 +1,5 @@
+import { mayReadRule, policyContextProblem } from '../../core/access.js';
+import { forbidden } from '../../core/errors.js';
 import type { EffectiveTool } from '../../core/policy.js';
 import {
   type PolicyRule,
@@ -120,18 +122,21 @@ const PolicyContextInput = builder.inputType('PolicyContextInput', {
 
 builder.queryFields((t) => ({
   policyRules: t.field({
-    description: 'Rules by layer, then creation time. ADMIN, APPROVER and VIEWER.',
+    description:
+      'Rules by layer, then creation time; USER rules only of the users the token is bound to. ADMIN, APPROVER and VIEWER.',
     type: [PolicyRuleType],
     authScopes: scopes.people,
     args: {
       layer: t.arg({ description: 'Only rules of this layer.', type: PolicyLayerEnum }),
       scopeId: t.arg.string({ description: 'Only rules with this scope id.' }),
     },
-    resolve: (_root, args, ctx) => ctx.services.policy.list(args),
+    resolve: async (_root, args, ctx) =>
+      (await ctx.services.policy.list(args)).filter((rule) => mayReadRule(ctx.principal!, rule)),
   }),
   effectiveTools: t.field({
     type: [EffectiveToolType],
-    description: 'Which tools a model would see and call in this context, and why. Every role but EXTENSION.',
+    description:
+      'Which tools a model would see and call in this context, and why. Every role but EXTENSION; a user the token is not bound to: FORBIDDEN.',
     authScopes: scopes.readers,
     args: {
       context: t.arg({
@@ -140,7 +145,11 @@ builder.queryFields((t) => ({
         required: true,
       }),
     },
-    resolve: (_root, args, ctx) => ctx.services.policy.effectiveTools(args.context),
+    resolve: (_root, args, ctx) => {
+      const problem = policyContextProblem(ctx.principal!, args.context);
+      if (problem) throw forbidden(problem);
+      return ctx.services.policy.effectiveTools(args.context);
+    },
   }),
 }));
 

@@ -1,0 +1,550 @@
+import { describe, expect } from 'vitest';
+import type { Services } from '../../src/app/services.js';
+import { schema } from '../../src/graphql/schema.js';
+import type { Yoga } from '../../src/graphql/yoga.js';
+import { readChat } from '../support/chat.js';
+import { dbTest, type Gql, type GqlResult } from '../support/fixtures.js';
+import { admin } from '../support/lifecycle.js';
+
+/**
+ * Who sees and changes another user's data. Bob owns a run (created by his agent's token) with a
+ * call awaiting approval, a finished call with a stored resource, a workspace, an imported chat,
+ * a world-info activation and a USER rule. Each principal below tries each operation on Bob's
+ * things; the cell says what must happen. HIDDEN is NOT_FOUND, null or absent from a list, never a
+ * different answer for what exists and what does not.
+ */
+type Outcome = 'SEES' | 'HIDDEN' | 'FORBIDDEN';
+
+const principals = {
+  ADMIN: { role: 'ADMIN' },
+  HOST: { role: 'HOST' },
+  AGENT_ALICE: { role: 'AGENT', userId: 'alice', profiles: ['*'] },
+  /** Acts for Bob too, but did not create his run. */
+  AGENT_BOB_OTHER: { role: 'AGENT', userId: 'bob', profiles: ['*'] },
+  APPROVER_ALICE: { role: 'APPROVER', users: ['alice'] },
+  APPROVER_B_GLOB: { role: 'APPROVER', users: ['b*'] },
+  APPROVER_ALL: { role: 'APPROVER', allUsers: true },
+  VIEWER_ALICE: { role: 'VIEWER', users: ['alice'] },
+  VIEWER_BOB: { role: 'VIEWER', users: ['bob'] },
+  EXTENSION: { role: 'EXTENSION', extensionId: 'dice' },
+} as const;
+type Who = keyof typeof principals;
+const everyone = Object.keys(principals) as Who[];
+
+interface World {
+  runId: string;
+  pendingCallId: string;
+  doneCallId: string;
+  resourceUri: string;
+  workspaceId: string;
+  chatId: string;
+  ruleId: string;
+}
+
+interface Operation {
+  field: string;
+  document: string;
+  variables: (w: World) => Record<string, unknown>;
+  /** Whether a successful answer shows Bob's thing (or did what was asked). */
+  sees: (data: Record<string, unknown>, w: World) => boolean;
+  expect: Record<Who, Outcome>;
+  subscription?: boolean;
+  /** It changes Bob's things, so each principal gets a world of its own. */
+  changes?: boolean;
+}
+
+/** The usual answer for a read of Bob's run and what belongs to it. */
+const runReaders: Record<Who, Outcome> = {
+  ADMIN: 'SEES',
+  HOST: 'SEES',
+  AGENT_ALICE: 'HIDDEN',
+  AGENT_BOB_OTHER: 'HIDDEN',
+  APPROVER_ALICE: 'HIDDEN',
+  APPROVER_B_GLOB: 'SEES',
+  APPROVER_ALL: 'SEES',
+  VIEWER_ALICE: 'HIDDEN',
+  VIEWER_BOB: 'SEES',
+  EXTENSION: 'FORBIDDEN',
+};
+const withRoles = (base: Record<Who, Outcome>, over: Partial<Record<Who, Outcome>>) => ({ ...base, ...over });
+/** Approvals are read and decided by people only. */
+const approvalReaders = withRoles(runReaders, {
+  HOST: 'FORBIDDEN',
+  AGENT_ALICE: 'FORBIDDEN',
+  AGENT_BOB_OTHER: 'FORBIDDEN',
+});
+const deciders = withRoles(approvalReaders, { VIEWER_ALICE: 'FORBIDDEN', VIEWER_BOB: 'FORBIDDEN' });
+/** Changing Bob's run: agents (his own token only), hosts and admins. */
+const runChangers = withRoles(runReaders, {
+  APPROVER_ALICE: 'FORBIDDEN',
+  APPROVER_B_GLOB: 'FORBIDDEN',
+  APPROVER_ALL: 'FORBIDDEN',
+  VIEWER_ALICE: 'FORBIDDEN',
+  VIEWER_BOB: 'FORBIDDEN',
+});
+/** An agent must not even name Bob's things in a run of its own. */
+const runCreators = withRoles(runChangers, { AGENT_ALICE: 'FORBIDDEN' });
+
+const noError = () => true;
+const has = (value: unknown, id: string) => JSON.stringify(value).includes(id);
+
+const operations: Operation[] = [
+  {
+    field: 'run',
+    document: 'query($id: ID!) { run(id: $id) { id } }',
+    variables: (w) => ({ id: w.runId }),
+    sees: (d) => d.run !== null,
+    expect: runReaders,
+  },
+  {
+    field: 'runs',
+    document: '{ runs(first: 200) { edges { node { id } } } }',
+    variables: () => ({}),
+    sees: (d, w) => has(d, w.runId),
+    expect: runReaders,
+  },
+  {
+    field: 'toolCall',
+    document: 'query($id: ID!) { toolCall(id: $id) { id } }',
+    variables: (w) => ({ id: w.pendingCallId }),
+    sees: (d) => d.toolCall !== null,
+    expect: runReaders,
+  },
+  {
+    field: 'pendingApprovals',
+    document: '{ pendingApprovals(first: 200) { edges { node { id } } } }',
+    variables: () => ({}),
+    sees: (d, w) => has(d, w.pendingCallId),
+    expect: approvalReaders,
+  },
+  {
+    field: 'journal',
+    document: 'query($runId: ID) { journal(runId: $runId, first: 5) { edges { node { seq } } } }',
+    variables: (w) => ({ runId: w.runId }),
+    sees: (d) => (d.journal as { edges: unknown[] }).edges.length > 0,
+    // Agents read the journal of their own runs only; the refusal is the same for any other run id.
+    expect: withRoles(runReaders, { AGENT_ALICE: 'FORBIDDEN', AGENT_BOB_OTHER: 'FORBIDDEN' }),
+  },
+  {
+    field: 'resource',
+    document: 'query($uri: String!) { resource(uri: $uri) { uri } }',
+    variables: (w) => ({ uri: w.resourceUri }),
+    sees: (d) => d.resource !== null,
+    expect: runReaders,
+  },
+  {
+    field: 'modelTurns',
+    document: 'query($id: ID!) { modelTurns(runId: $id) { id } }',
+    variables: (w) => ({ id: w.runId }),
+    sees: noError,
+    expect: runReaders,
+  },
+  {
+    field: 'providerTools',
+    document: 'query($id: ID!) { providerTools(runId: $id, provider: OPENAI_CHAT) { tools } }',
+    variables: (w) => ({ id: w.runId }),
+    sees: noError,
+    expect: runReaders,
+  },
+  {
+    field: 'toolResultMessages',
+    document:
+      'query($id: ID!, $calls: [ID!]!) { toolResultMessages(runId: $id, provider: ANTHROPIC, callIds: $calls) }',
+    variables: (w) => ({ id: w.runId, calls: [w.doneCallId] }),
+    sees: noError,
+    expect: runReaders,
+  },
+  {
+    field: 'contextFrame',
+    document: 'query($id: ID!) { contextFrame(runId: $id) { totalTokens } }',
+    variables: (w) => ({ id: w.runId }),
+    sees: noError,
+    expect: runReaders,
+  },
+  {
+    field: 'modelRequest',
+    document: 'query($id: ID!) { modelRequest(runId: $id, provider: OPENAI_RESPONSES) { body } }',
+    variables: (w) => ({ id: w.runId }),
+    // Bob's run has a call still pending: whoever sees the run is told so (CONFLICT).
+    sees: noError,
+    expect: runReaders,
+  },
+  {
+    field: 'effectiveTools',
+    document: '{ effectiveTools(context: { userId: "bob", profileId: "p1" }) { tool { name } } }',
+    variables: () => ({}),
+    sees: noError,
+    expect: withRoles(runReaders, {
+      AGENT_ALICE: 'FORBIDDEN',
+      APPROVER_ALICE: 'FORBIDDEN',
+      VIEWER_ALICE: 'FORBIDDEN',
+      AGENT_BOB_OTHER: 'SEES',
+    }),
+  },
+  {
+    field: 'policyRules',
+    document: '{ policyRules { id } }',
+    variables: () => ({}),
+    sees: (d, w) => has(d, w.ruleId),
+    expect: withRoles(approvalReaders, {}),
+  },
+  {
+    field: 'workspace',
+    document: 'query($id: ID!) { workspace(id: $id) { id } }',
+    variables: (w) => ({ id: w.workspaceId }),
+    sees: (d) => d.workspace !== null,
+    expect: runReaders,
+  },
+  {
+    field: 'chat',
+    document: 'query($id: ID!) { chat(id: $id) { id } }',
+    variables: (w) => ({ id: w.chatId }),
+    sees: (d) => d.chat !== null,
+    expect: runReaders,
+  },
+  {
+    field: 'chats',
+    document: '{ chats(first: 200) { edges { node { id } } } }',
+    variables: () => ({}),
+    sees: (d, w) => has(d, w.chatId),
+    expect: runReaders,
+  },
+  {
+    field: 'exportChat',
+    document: 'query($id: ID!) { exportChat(id: $id) }',
+    variables: (w) => ({ id: w.chatId }),
+    sees: (d) => d.exportChat !== null,
+    expect: runReaders,
+  },
+  {
+    field: 'searchChat',
+    document: 'query($id: ID!) { searchChat(chatId: $id, input: { query: "the" }) { capped } }',
+    variables: (w) => ({ id: w.chatId }),
+    sees: (d) => d.searchChat !== null,
+    expect: runReaders,
+  },
+  {
+    field: 'worldInfoActivation',
+    document: 'query($id: String!) { worldInfoActivation(chatId: $id) { chatId } }',
+    variables: (w) => ({ id: w.chatId }),
+    sees: (d) => d.worldInfoActivation !== null,
+    expect: runReaders,
+  },
+  {
+    field: 'createRun',
+    document:
+      'mutation($ws: String, $chat: String) { createRun(input: { userId: "bob", profileId: "p1", workspaceId: $ws, chatId: $chat }) { id } }',
+    variables: (w) => ({ ws: w.workspaceId, chat: w.chatId }),
+    sees: noError,
+    // Bob's other agent acts for Bob: it may start runs on his workspace and chat.
+    expect: withRoles(runCreators, { AGENT_BOB_OTHER: 'SEES' }),
+  },
+  {
+    field: 'requestToolCall',
+    document: 'mutation($id: ID!) { requestToolCall(input: { runId: $id, name: "test.noop" }) { id } }',
+    variables: (w) => ({ id: w.runId }),
+    sees: noError,
+    expect: runChangers,
+    changes: true,
+  },
+  {
+    field: 'submitModelResponse',
+    document:
+      'mutation($id: ID!, $r: JSON!) { submitModelResponse(runId: $id, provider: OPENAI_CHAT, response: $r) { toolCalls { id } } }',
+    variables: (w) => ({
+      id: w.runId,
+      r: {
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        created: 1,
+        model: 'm',
+        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'hi' } }],
+      },
+    }),
+    sees: noError,
+    expect: runChangers,
+    changes: true,
+  },
+  {
+    field: 'cancelRun',
+    document: 'mutation($id: ID!) { cancelRun(id: $id) { id } }',
+    variables: (w) => ({ id: w.runId }),
+    sees: noError,
+    // Approvers may stop a run of a user they approve for.
+    expect: withRoles(runChangers, {
+      APPROVER_ALICE: 'HIDDEN',
+      APPROVER_B_GLOB: 'SEES',
+      APPROVER_ALL: 'SEES',
+    }),
+    changes: true,
+  },
+  {
+    field: 'completeRun',
+    document: 'mutation($id: ID!) { completeRun(id: $id) { id } }',
+    variables: (w) => ({ id: w.runId }),
+    sees: noError,
+    expect: runChangers,
+    changes: true,
+  },
+  {
+    field: 'approveToolCall',
+    document: 'mutation($id: ID!) { approveToolCall(id: $id) { id } }',
+    variables: (w) => ({ id: w.pendingCallId }),
+    sees: noError,
+    expect: deciders,
+    changes: true,
+  },
+  {
+    field: 'denyToolCall',
+    document: 'mutation($id: ID!) { denyToolCall(id: $id) { id } }',
+    variables: (w) => ({ id: w.pendingCallId }),
+    sees: noError,
+    expect: deciders,
+    changes: true,
+  },
+  {
+    field: 'recordWorldInfoActivation',
+    document:
+      'mutation($id: ID!) { recordWorldInfoActivation(input: { runId: $id, entries: [] }) { chatId } }',
+    variables: (w) => ({ id: w.runId }),
+    sees: noError,
+    expect: runChangers,
+    changes: true,
+  },
+  {
+    field: 'computeWorldInfoActivation',
+    document:
+      'mutation($chat: String!) { computeWorldInfoActivation(input: { chatId: $chat, lorebookIds: [] }) { chatId } }',
+    variables: (w) => ({ chat: w.chatId }),
+    sees: noError,
+    expect: withRoles(runCreators, { AGENT_BOB_OTHER: 'HIDDEN' }),
+  },
+  {
+    field: 'setPolicyRule',
+    document:
+      'mutation { setPolicyRule(input: { layer: USER, scopeId: "bob", toolPattern: "test.big", effect: DENY }) { id } }',
+    variables: () => ({}),
+    sees: noError,
+    expect: withRoles(deciders, {
+      APPROVER_ALICE: 'FORBIDDEN',
+      HOST: 'FORBIDDEN',
+      VIEWER_BOB: 'FORBIDDEN',
+    }),
+  },
+  {
+    field: 'removePolicyRule',
+    document: 'mutation($id: ID!) { removePolicyRule(id: $id) }',
+    variables: (w) => ({ id: w.ruleId }),
+    sees: noError,
+    expect: withRoles(deciders, { APPROVER_ALICE: 'FORBIDDEN', HOST: 'FORBIDDEN', VIEWER_BOB: 'FORBIDDEN' }),
+    changes: true,
+  },
+  {
+    field: 'approvalQueue',
+    document: 'subscription { approvalQueue { id } }',
+    variables: () => ({}),
+    sees: (d, w) => has(d, w.pendingCallId),
+    expect: approvalReaders,
+    subscription: true,
+  },
+  {
+    field: 'journalEvents',
+    document: 'subscription($id: ID) { journalEvents(runId: $id) { seq } }',
+    variables: (w) => ({ id: w.runId }),
+    sees: (d) => d.journalEvents != null,
+    expect: withRoles(runReaders, { AGENT_ALICE: 'FORBIDDEN', AGENT_BOB_OTHER: 'FORBIDDEN' }),
+    subscription: true,
+  },
+];
+
+/**
+ * Root fields whose answer depends on the role alone, not on whose data it is: the registry, policy
+ * administration, tokens, MCP servers, extensions (each sees its own tools), and what is shared by
+ * every user (skills, lorebooks, context presets). The auth matrix covers them role by role.
+ */
+const roleOnly = [
+  'tools',
+  'tool',
+  'registerTool',
+  'updateTool',
+  'setToolEnabled',
+  'removeTool',
+  'apiTokens',
+  'me',
+  'createApiToken',
+  'revokeApiToken',
+  'bindApiToken',
+  'rotateApiToken',
+  'mcpServers',
+  'mcpServer',
+  'addMcpServer',
+  'updateMcpServer',
+  'setMcpServerEnabled',
+  'removeMcpServer',
+  'refreshMcpServer',
+  'extensionConnections',
+  'extensionTools',
+  'registerExtensionTools',
+  'unregisterExtensionTools',
+  'answerExtensionInvocation',
+  'extensionInvocations',
+  'skill',
+  'skills',
+  'visibleSkills',
+  'skillRules',
+  'setSkillRule',
+  'removeSkillRule',
+  'importSkills',
+  'lorebook',
+  'lorebooks',
+  'exportLorebook',
+  'importLorebook',
+  'importChat',
+  'setChatOwner',
+  'setWorkspaceOwner',
+  'contextPresets',
+  'profileRunDefaults',
+  'setProfileRunDefaults',
+  'removeProfileRunDefaults',
+];
+
+async function call(yoga: Yoga, op: Operation, w: World, token: string): Promise<GqlResult> {
+  const response = await yoga.fetch('http://localhost/graphql', {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${token}`,
+      ...(op.subscription ? { accept: 'text/event-stream' } : {}),
+    },
+    body: JSON.stringify({ query: op.document, variables: op.variables(w) }),
+  });
+  if (!op.subscription) return (await response.json()) as GqlResult;
+  return firstEvent(response);
+}
+
+/** The first event of an SSE stream, or an empty answer when none comes within a second. */
+async function firstEvent(response: Response): Promise<GqlResult> {
+  const reader = response.body!.getReader();
+  const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), 1_000));
+  let text = '';
+  try {
+    for (;;) {
+      const chunk = await Promise.race([reader.read(), timeout]);
+      if (chunk === null || chunk.done) return { data: {} };
+      text += new TextDecoder().decode(chunk.value);
+      const match = /data: (\{.*\})\n/.exec(text);
+      if (match) return JSON.parse(match[1]!) as GqlResult;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}
+
+function outcomeOf(op: Operation, res: GqlResult, w: World): Outcome | string {
+  const codes = (res.errors ?? []).map((e) => e.extensions?.code);
+  if (codes.includes('FORBIDDEN')) return 'FORBIDDEN';
+  if (codes.includes('NOT_FOUND')) return 'HIDDEN';
+  // Whoever may see Bob's run learns its state: that is what CONFLICT answers (a call pending).
+  if (codes.includes('CONFLICT')) return 'SEES';
+  if (codes.length > 0) return `unexpected ${codes.join(', ')}: ${res.errors![0]!.message}`;
+  return op.sees((res.data ?? {}) as Record<string, unknown>, w) ? 'SEES' : 'HIDDEN';
+}
+
+let worlds = 0;
+
+/** Bob's things, made through the API by his agent and an admin, each time with new ids. */
+async function bobWorld(services: Services, gql: Gql, bobAgent: string): Promise<World> {
+  const n = ++worlds;
+  await services.policy.set(
+    { layer: 'PROFILE', scopeId: 'p1', toolPattern: 'test.*', effect: 'ALLOW' },
+    admin,
+  );
+  await services.policy.set(
+    { layer: 'PROFILE', scopeId: 'p1', toolPattern: 'test.echo', effect: 'ASK' },
+    admin,
+  );
+  const rule = await services.policy.set(
+    { layer: 'USER', scopeId: 'bob', toolPattern: 'test.typed', effect: 'DENY' },
+    admin,
+  );
+  const chat = await gql(
+    'mutation($jsonl: String!, $id: String) { importChat(input: { jsonl: $jsonl, id: $id, ownerUserId: "bob" }) { id } }',
+    {
+      jsonl: readChat('legacy-tavernai/Aqua/1673181146000.jsonl'),
+      id: `bob-chat-${n}`,
+    },
+  );
+  const chatId = chat.data!.importChat.id as string;
+  const workspaceId = `bob-ws-${n}`;
+  const run = await gql(
+    'mutation($ws: String, $chat: String) { createRun(input: { profileId: "p1", workspaceId: $ws, chatId: $chat }) { id } }',
+    { ws: workspaceId, chat: chatId },
+    bobAgent,
+  );
+  const runId = run.data!.createRun.id as string;
+  const request = (name: string, args: Record<string, unknown>) =>
+    gql(
+      'mutation($id: ID!, $name: String!, $args: JSON) { requestToolCall(input: { runId: $id, name: $name, arguments: $args }) { id status result { resourceRefs } } }',
+      { id: runId, name, args },
+      bobAgent,
+    );
+  const pending = await request('test.echo', { text: `bob ${n}` });
+  const done = await request('test.big', { chars: 40_000 + n });
+  await gql(
+    'mutation($id: ID!) { recordWorldInfoActivation(input: { runId: $id, entries: [] }) { chatId } }',
+    { id: runId },
+    bobAgent,
+  );
+  return {
+    runId,
+    pendingCallId: pending.data!.requestToolCall.id,
+    doneCallId: done.data!.requestToolCall.id,
+    resourceUri: done.data!.requestToolCall.result.resourceRefs[0],
+    workspaceId,
+    chatId,
+    ruleId: rule.id,
+  };
+}
+
+const test = dbTest.extend<{ secrets: Record<Who, string>; bobAgent: string }>({
+  secrets: async ({ services }, use) => {
+    const entries = await Promise.all(
+      everyone.map(async (who) => {
+        const { secret } = await services.tokens.create({ name: who.toLowerCase(), ...principals[who] });
+        return [who, secret] as const;
+      }),
+    );
+    await use(Object.fromEntries(entries) as Record<Who, string>);
+  },
+  bobAgent: async ({ services }, use) => {
+    const { secret } = await services.tokens.create({
+      name: 'bob-agent',
+      role: 'AGENT',
+      userId: 'bob',
+      profiles: ['*'],
+    });
+    await use(secret);
+  },
+});
+
+const rootFields = () =>
+  [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].flatMap((type) =>
+    type ? Object.keys(type.getFields()) : [],
+  );
+
+describe('security matrix', () => {
+  test('covers every root field: in the matrix, or named as depending on the role alone', () => {
+    const listed = [...operations.map((o) => o.field), ...roleOnly].sort();
+    expect(listed).toEqual(rootFields().sort());
+  });
+
+  test.for(operations)('$field on Bob’s things', async (op, { services, gql, yoga, secrets, bobAgent }) => {
+    let world = await bobWorld(services, gql, bobAgent);
+    const seen: Record<string, Outcome | string> = {};
+    for (const who of everyone) {
+      if (op.changes) world = await bobWorld(services, gql, bobAgent);
+      seen[who] = outcomeOf(op, await call(yoga, op, world, secrets[who]), world);
+    }
+    expect(seen).toEqual(op.expect);
+  });
+});
