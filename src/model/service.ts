@@ -25,7 +25,7 @@ import { type ConversationTurn, renderModelRequest } from './context/render.js';
 import { type ContextService, choosePreset, type PresetChoice } from './context/service.js';
 import type { ContextFrame } from './context/types.js';
 import { providerCallKeys } from './provider-call-keys.js';
-import { adapterFor } from './providers/index.js';
+import { adapterFor, assertProviderResponse } from './providers/index.js';
 import type {
   AssistantTurn,
   CallOutcome,
@@ -168,6 +168,8 @@ export class ModelService {
     const run = await this.context.requireRun(input.runId, principal);
     const adapter = adapterFor(input.provider);
     const body = input.stream ? adapter.assembleStream(input.response as unknown[]) : input.response;
+    // A body that is no response of the provider is refused here, before any turn or call is written.
+    assertProviderResponse(input.provider, body, input.stream === true);
     const { names } = await this.declarations(run, input.provider);
     const parsed = adapter.parseResponse(body, names);
     const native = JSON.stringify(parsed.assistantTurn.native);

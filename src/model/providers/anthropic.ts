@@ -183,6 +183,9 @@ function assembleStream(chunks: readonly unknown[]): unknown {
     const block = blocks.get(index);
     if (block !== undefined) finishInput(block, partial);
   }
+  // Without a single block or message event this is no Messages stream, so there is no turn in it:
+  // the body says so instead of inventing an empty message.
+  if (blocks.size === 0 && !records(chunks).some((e) => e.type === 'message_start')) return message;
   const content = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, block]) => block);
   return { ...message, content };
 }

@@ -129,11 +129,13 @@ function assembleStream(chunks: readonly unknown[]): unknown {
   let role: unknown = 'model';
   const parts: JsonObject[] = [];
   let pending: { part: JsonObject; args: JsonObject } | null = null;
+  let sawCandidate = false;
   for (const chunk of records(chunks)) {
     const { candidates, ...chunkFields } = chunk;
     head = { ...head, ...chunkFields };
     const candidate = records(candidates)[0];
     if (candidate === undefined) continue;
+    sawCandidate = true;
     const { content, ...fields } = candidate;
     candidateFields = { ...candidateFields, ...fields };
     if (!isJsonObject(content)) continue;
@@ -179,6 +181,9 @@ function assembleStream(chunks: readonly unknown[]): unknown {
       }
     }
   }
+  // A stream with no candidate in any chunk (a blocked prompt, or no Gemini stream at all) has no
+  // turn in it: the body says so instead of inventing an empty one.
+  if (!sawCandidate) return head;
   return { ...head, candidates: [{ content: { role, parts }, ...candidateFields }] };
 }
 

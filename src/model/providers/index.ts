@@ -4,6 +4,8 @@ import { openAiChatAdapter } from './openai-chat.js';
 import { openAiResponsesAdapter } from './openai-responses.js';
 import type { ProviderAdapter, ProviderKind } from './types.js';
 
+export { assertProviderResponse, type ResponseProblem } from './response-shapes.js';
+
 const ADAPTERS: Readonly<Record<ProviderKind, ProviderAdapter>> = {
   OPENAI_CHAT: openAiChatAdapter,
   OPENAI_RESPONSES: openAiResponsesAdapter,

@@ -114,6 +114,9 @@ function assembleStream(chunks: readonly unknown[]): unknown {
       pendingArguments.set(at, (pendingArguments.get(at) ?? '') + event.delta);
     }
   }
+  // Without the response's own events or a single item this is no Responses stream, so there is no
+  // turn in it: the body says so instead of inventing an empty output.
+  if (items.size === 0 && Object.keys(response).length === 0) return response;
   const output = [...items.entries()]
     .sort(([a], [b]) => a - b)
     .map(([at, item]) => {

@@ -62,7 +62,10 @@ export interface ProviderAdapter {
   readonly nameRules: NameRules;
   /** Only enabled tools visible to the model are declared. */
   toolDeclarations(specs: readonly ToolSpec[], options?: DeclarationOptions): ToolDeclarations;
-  /** Never throws on model mistakes: they become per-call errors. */
+  /**
+   * Never throws on model mistakes: they become per-call errors. A body that is not a response of
+   * the provider at all is refused before this runs (response-shapes.ts).
+   */
   parseResponse(body: unknown, names: ToolNameMap): ParsedResponse;
   /** Stream events or chunks (already JSON-decoded) → the equivalent whole response body. */
   assembleStream(chunks: readonly unknown[]): unknown;

@@ -114,6 +114,7 @@ describe('Gemini parseResponse', () => {
   });
 
   it('turns args that are not an object into an error for that call', () => {
+    // submitModelResponse refuses such a body before parsing (response-shapes); the adapter stays defensive.
     const body = modelTurn([{ functionCall: { name: 'weather', args: 'Oslo' } }]);
     expect(gemini.parseResponse(body, names).calls[0]!.error).toEqual({
       kind: 'RECOVERABLE',
