@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { and, eq, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/tx.js';
-import { resourceLinks, resources } from './tables.js';
+import { resourceLinks, resources, runs } from './tables.js';
 import type { StoredResource } from './tool-contract.js';
 
 const resourceUri = (sha256: string) => `resource://sha256/${sha256}`;
@@ -28,10 +28,13 @@ export async function readResource(db: Executor, uri: string) {
   return row ?? null;
 }
 
-export async function runsOfResource(db: Executor, uri: string): Promise<string[]> {
-  const rows = await db
+/** Whether a resource is linked to at least one run that matches `runCondition` (a reader's run scope). */
+export async function linkedToRunWhere(db: Executor, uri: string, runCondition: SQL): Promise<boolean> {
+  const [row] = await db
     .select({ runId: resourceLinks.runId })
     .from(resourceLinks)
-    .where(eq(resourceLinks.uri, uri));
-  return rows.map((r) => r.runId);
+    .innerJoin(runs, eq(runs.id, resourceLinks.runId))
+    .where(and(eq(resourceLinks.uri, uri), runCondition))
+    .limit(1);
+  return row !== undefined;
 }

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { renderApprovalMessage } from '../core/approval-message.js';
 import { actorOf, type Principal } from '../core/auth.js';
@@ -8,7 +8,7 @@ import { conflict, notFound } from '../core/errors.js';
 import type { NewJournalEvent } from '../core/journal-event.js';
 import { validateAgainst } from '../core/json-schema.js';
 import { parseInput } from '../core/parse-input.js';
-import { resolvePolicy } from '../core/policy.js';
+import type { PolicyCaller } from '../core/policy.js';
 import type { ToolError } from '../core/tool-result.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { Db } from '../db/client.js';
@@ -18,8 +18,8 @@ import { type DecideInput, expireApprovals, recordApproval } from './approvals.j
 import type { PolicyService } from './policy-service.js';
 import type { RegistryService } from './registry-service.js';
 import { type CallDecision, decideCall } from './rules/decide.js';
-import { assertMayRead, type RunRow, type RunService } from './run-service.js';
-import { type ToolSnapshot, toolCalls } from './tables.js';
+import { assertMayRead, type RunRow, type RunService, runScope } from './run-service.js';
+import { runs as runRows, type ToolSnapshot, toolCalls } from './tables.js';
 
 export type ToolCallRow = typeof toolCalls.$inferSelect;
 
@@ -83,6 +83,13 @@ export class ToolCallService {
     this.dispatchNow = hook;
   }
 
+  /** The SQL condition "the call's run is one this principal sees"; undefined when it sees every run. */
+  inScope(principal: Principal): SQL | undefined {
+    const scope = runScope(principal);
+    if (!scope) return undefined;
+    return inArray(toolCalls.runId, this.db.select({ id: runRows.id }).from(runRows).where(scope));
+  }
+
   async get(callId: string, principal?: Principal): Promise<ToolCallRow | null> {
     if (!z.uuid().safeParse(callId).success) return null;
     const [call] = await this.db.select().from(toolCalls).where(eq(toolCalls.id, callId)).limit(1);
@@ -94,10 +101,15 @@ export class ToolCallService {
     return call;
   }
 
-  /** Oldest first; `after`/`before` are (requestedAt, id) keys of rows already seen. */
+  /**
+   * Oldest first; `after`/`before` are (requestedAt, id) keys of rows already seen. With `seenBy`,
+   * only calls of runs that principal may see, filtered in SQL so pages stay full and nothing
+   * outside the scope is even counted.
+   */
   async page(filter: {
     runId?: string | null;
     status?: ToolCallRow['status'] | null;
+    seenBy?: Principal | null;
     after?: { at: Date; id: string } | null;
     before?: { at: Date; id: string } | null;
     limit: number;
@@ -106,6 +118,8 @@ export class ToolCallService {
     const conditions: SQL[] = [];
     if (filter.runId) conditions.push(eq(toolCalls.runId, filter.runId));
     if (filter.status) conditions.push(eq(toolCalls.status, filter.status));
+    const scope = filter.seenBy ? this.inScope(filter.seenBy) : undefined;
+    if (scope) conditions.push(scope);
     // Raw SQL parameters bypass column encoding: timestamps travel as ISO strings and are cast.
     if (filter.after)
       conditions.push(
@@ -131,8 +145,14 @@ export class ToolCallService {
    * check), record the request, and apply what `decideCall` makes of it in the same transaction
    * as its journal events. An accepted call then runs at once.
    */
-  async request(raw: unknown, principal: Principal): Promise<ToolCallRow> {
+  async request(
+    raw: unknown,
+    principal: Principal,
+    options: { caller?: PolicyCaller } = {},
+  ): Promise<ToolCallRow> {
     const input = parseInput(requestToolCallInputSchema, raw);
+    // A model's calls (submitted by whoever) are the model's; otherwise a person's token makes a person's call.
+    const caller = options.caller ?? callerOf(principal);
     const args = input.arguments ?? {};
     const argumentsHash = hashArguments(args);
     const actor = actorOf(principal);
@@ -144,15 +164,13 @@ export class ToolCallService {
 
       const context = { userId: run.userId, profileId: run.profileId, planNodeId: run.planNodeId };
       const usage = await this.runs.usage(tx, run);
-      const view = spec
-        ? resolvePolicy([spec], await this.policy.rulesFor(context, tx), context, usage)[0]!
-        : null;
+      const view = spec ? await this.policy.viewFor(spec, context, usage, caller, tx) : null;
       const decision = decideCall({
         name: input.name,
         spec,
         view,
         // A tool that cannot be called is refused before its arguments matter.
-        issues: spec && view?.callable ? validateAgainst(spec.inputSchema, args) : [],
+        issues: spec && view?.permitted ? validateAgainst(spec.inputSchema, args) : [],
         deniedToolStrategy: run.deniedToolStrategy,
         now: new Date(),
       });
@@ -313,7 +331,8 @@ export class ToolCallService {
     input: DecideInput,
     principal: Principal,
   ): Promise<ToolCallRow> {
-    const current = await this.get(callId);
+    // A call of a run outside the decider's users does not exist for it: refused before anything is recorded.
+    const current = await this.get(callId, principal);
     if (!current) throw notFound(`no tool call ${callId}`);
     const decided = await recordApproval(this.db, current, approved, input, principal);
     if (approved) void this.dispatchNow(callId);
@@ -328,6 +347,14 @@ export class ToolCallService {
   runOf(call: ToolCallRow): Promise<RunRow | null> {
     return this.runs.get(call.runId);
   }
+}
+
+/**
+ * Approvers and admins are people: through requestToolCall they call on a run themselves (USER_ONLY
+ * tools included). Agents and hosts ask on a model's behalf.
+ */
+export function callerOf(principal: Principal): PolicyCaller {
+  return principal.role === 'APPROVER' || principal.role === 'ADMIN' ? 'PERSON' : 'MODEL';
 }
 
 function changesOf(callId: string, decision: CallDecision) {

@@ -38,8 +38,11 @@ export const JournalEventType = builder.objectRef<JournalEvent>('JournalEvent').
 });
 
 const journalArgs = (t: Parameters<Parameters<typeof builder.queryFields>[0]>[0]) => ({
-  runId: t.arg.id({ description: "Only this run's events; agents must name one of their own runs." }),
-  callId: t.arg.id({ description: "Only this call's events." }),
+  runId: t.arg.id({
+    description:
+      "Only this run's events; agents must name one of their own runs. A run this token may not read is NOT_FOUND.",
+  }),
+  callId: t.arg.id({ description: "Only this call's events. A call this token may not read is NOT_FOUND." }),
   afterSeq: t.arg.string({ description: 'Only events after this position.' }),
 });
 
@@ -47,7 +50,7 @@ builder.queryFields((t) => ({
   journal: t.connection({
     type: JournalEventType,
     description:
-      'Events in order, paged by position with `first` (100 by default, at most 1000) and `after`; `last` and `before` are not supported. Agents must name one of their runs. Every role but EXTENSION.',
+      'Events in order, paged by position with `first` (100 by default, at most 1000) and `after`; `last` and `before` are not supported. Agents must name one of their runs; approvers and viewers bound to users get only the events of the runs of those users (events outside runs only with every user). Every role but EXTENSION.',
     authScopes: scopes.readers,
     args: journalArgs(t),
     resolve: async (_root, args, ctx) => {
@@ -55,10 +58,10 @@ builder.queryFields((t) => ({
         runId: args.runId ? String(args.runId) : null,
         callId: args.callId ? String(args.callId) : null,
       };
-      await ctx.services.journal.authorize(ctx.principal!, filter);
+      const reach = await ctx.services.journal.authorize(ctx.principal!, filter);
       const after = parseSeq(args.after ?? args.afterSeq);
       const limit = Math.min(Math.max(args.first ?? 100, 1), 1000);
-      const events = await ctx.services.journal.read({ ...filter, afterSeq: after, limit: limit + 1 });
+      const events = await ctx.services.journal.read({ ...filter, afterSeq: after, limit: limit + 1 }, reach);
       const page = events.slice(0, limit);
       return {
         edges: page.map((node) => ({ cursor: node.seq.toString(), node })),
@@ -81,7 +84,7 @@ builder.subscriptionFields((t) => ({
   journalEvents: t.field({
     type: JournalEventType,
     description:
-      'Replays the events after afterSeq ("0" for all), then streams new ones live, with no gap and no duplicate. Without afterSeq: only new events. Every role but EXTENSION.',
+      'Replays the events after afterSeq ("0" for all), then streams new ones live, with no gap and no duplicate. Without afterSeq: only new events. Agents must name one of their runs; approvers and viewers bound to users get only the events of the runs of those users (events outside runs only with every user). Every role but EXTENSION.',
     authScopes: scopes.readers,
     args: journalArgs(t as never),
     subscribe: async (_root, args, ctx) => {
@@ -89,8 +92,8 @@ builder.subscriptionFields((t) => ({
         runId: args.runId ? String(args.runId) : null,
         callId: args.callId ? String(args.callId) : null,
       };
-      await ctx.services.journal.authorize(ctx.principal!, filter);
-      return ctx.services.journal.stream(filter, parseSeq(args.afterSeq));
+      const reach = await ctx.services.journal.authorize(ctx.principal!, filter);
+      return ctx.services.journal.stream(filter, parseSeq(args.afterSeq), reach);
     },
     resolve: (event: JournalEvent) => event,
   }),

@@ -15,12 +15,13 @@ export function matchesFilter(event: JournalEvent, filter: JournalFilter): boole
   );
 }
 
-/** Events after a position, in order. */
+/** Events after a position, in order; `where` narrows them further (a reader's scope). */
 export async function readEvents(
   db: Executor,
-  filter: JournalFilter & { afterSeq?: bigint | null; limit: number },
+  filter: JournalFilter & { afterSeq?: bigint | null; limit: number; where?: SQL },
 ): Promise<JournalEvent[]> {
   const conditions: SQL[] = [];
+  if (filter.where) conditions.push(filter.where);
   if (filter.runId) conditions.push(eq(journalEvents.runId, filter.runId));
   if (filter.callId) conditions.push(eq(journalEvents.callId, filter.callId));
   if (filter.afterSeq != null) conditions.push(gt(journalEvents.seq, filter.afterSeq));

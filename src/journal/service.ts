@@ -1,14 +1,16 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { Repeater } from 'graphql-yoga';
-import type { RunService } from '../calls/run-service.js';
-import { toolCalls } from '../calls/tables.js';
+import { type RunService, runScope } from '../calls/run-service.js';
+import { runs, toolCalls } from '../calls/tables.js';
 import type { ToolCallRow, ToolCallService } from '../calls/tool-call-service.js';
+import { userScopeOf } from '../core/access.js';
 import type { Principal } from '../core/auth.js';
-import { badInput, forbidden } from '../core/errors.js';
+import { badInput, forbidden, notFound } from '../core/errors.js';
 import type { JournalEvent, JournalEventType } from '../core/journal-event.js';
 import type { Db } from '../db/client.js';
 import type { JournalBus } from './bus.js';
 import { type JournalFilter, readEvents } from './read.js';
+import { journalEvents } from './tables.js';
 
 export function parseSeq(value: string | null | undefined): bigint | null {
   if (value == null) return null;
@@ -24,6 +26,16 @@ const queueEvents = new Set<JournalEventType>([
   'tool_call_cancelled',
 ]);
 
+/**
+ * Which events of a filter a principal gets: all of them (the filter already names a run or call
+ * it may read, or it sees every run), or only those of runs in its scope. Events outside runs
+ * (registry, policy, MCP, admin) belong to no user, so only all-users scopes see them.
+ */
+export type JournalReach = { all: true } | { all: false; principal: Principal };
+
+/** Enough run ids to cover a busy dashboard's day; past it the cache starts over rather than grow. */
+const MAX_CACHED_RUNS = 10_000;
+
 export class JournalService {
   constructor(
     private readonly db: Db,
@@ -32,17 +44,40 @@ export class JournalService {
     private readonly calls: ToolCallService,
   ) {}
 
-  read(filter: JournalFilter & { afterSeq?: bigint | null; limit: number }): Promise<JournalEvent[]> {
-    return readEvents(this.db, filter);
+  /** Events after a position, in order; with a limited reach, only events of runs in its scope (in SQL). */
+  read(
+    filter: JournalFilter & { afterSeq?: bigint | null; limit: number },
+    reach: JournalReach = { all: true },
+  ): Promise<JournalEvent[]> {
+    const scope = reach.all ? undefined : runScope(reach.principal);
+    if (!scope) return readEvents(this.db, filter);
+    return readEvents(this.db, {
+      ...filter,
+      where: inArray(journalEvents.runId, this.db.select({ id: runs.id }).from(runs).where(scope)),
+    });
   }
 
   /**
-   * People read the whole journal. An agent reads only the runs its token created, so it must
-   * name one (or a call of one); extensions do not read the journal.
+   * What a principal may read of the journal under this filter. An agent reads only the runs its
+   * token created, so it must name one (or a call of one): anything else is FORBIDDEN, as it always
+   * was. People bound to users read the runs of those users: a named run or call outside them is
+   * NOT_FOUND, and without one they get only their runs' events. Extensions do not read the journal.
    */
-  async authorize(principal: Principal, filter: JournalFilter): Promise<void> {
+  async authorize(principal: Principal, filter: JournalFilter): Promise<JournalReach> {
     if (principal.role === 'EXTENSION') throw forbidden('extensions do not read the journal');
-    if (principal.role !== 'AGENT') return;
+    if (principal.role === 'AGENT') {
+      await this.authorizeAgent(principal, filter);
+      return { all: true };
+    }
+    if (userScopeOf(principal).all) return { all: true };
+    if (filter.callId && !(await this.calls.get(filter.callId, principal)))
+      throw notFound(`no tool call ${filter.callId}`);
+    if (filter.runId && !(await this.runs.get(filter.runId, principal)))
+      throw notFound(`no run ${filter.runId}`);
+    return filter.callId || filter.runId ? { all: true } : { all: false, principal };
+  }
+
+  private async authorizeAgent(principal: Principal, filter: JournalFilter): Promise<void> {
     let runId = filter.runId ?? null;
     if (filter.callId) {
       const call = await this.calls.get(filter.callId);
@@ -55,22 +90,54 @@ export class JournalService {
     }
   }
 
-  stream(filter: JournalFilter, afterSeq: bigint | null) {
-    return this.bus.stream(filter, afterSeq);
+  /** Replays and streams the filter's events; with a limited reach, only those of runs in its scope. */
+  stream(filter: JournalFilter, afterSeq: bigint | null, reach: JournalReach = { all: true }) {
+    const events = this.bus.stream(filter, afterSeq);
+    if (reach.all) return events;
+    const mayRead = this.runVisibility(reach.principal);
+    return new Repeater<JournalEvent>(async (push, stop) => {
+      void stop.then(() => events.return());
+      for await (const event of events) {
+        if (await mayRead(event.runId)) await push(event);
+      }
+      await stop;
+    });
+  }
+
+  /**
+   * Whether a principal sees the run an event belongs to. A run's user and creating token never
+   * change, so each answer is kept for the rest of the subscription: one lookup per run, not per
+   * event. An event of no run is seen only by all-users scopes.
+   */
+  private runVisibility(principal: Principal): (runId: string | null | undefined) => Promise<boolean> {
+    if (principal.role !== 'AGENT' && userScopeOf(principal).all) return async () => true;
+    const seen = new Map<string, boolean>();
+    return async (runId) => {
+      if (!runId) return false;
+      let visible = seen.get(runId);
+      if (visible === undefined) {
+        visible = (await this.runs.get(runId, principal)) !== null;
+        if (seen.size >= MAX_CACHED_RUNS) seen.clear();
+        seen.set(runId, visible);
+      }
+      return visible;
+    };
   }
 
   /**
    * The calls awaiting approval now, then each call as it enters or leaves the queue, read fresh
-   * from its row so a dashboard always shows the current state.
+   * from its row so a dashboard always shows the current state. Only calls of runs the principal
+   * sees: the snapshot is filtered in SQL, the changes by the run they belong to.
    */
-  approvalQueue(): Repeater<ToolCallRow> {
+  approvalQueue(principal: Principal): Repeater<ToolCallRow> {
     return new Repeater<ToolCallRow>(async (push, stop) => {
+      const mayRead = this.runVisibility(principal);
       // Fix the position before taking the snapshot: whatever happens after it is replayed.
       const from = await this.bus.currentSeq();
       const snapshot = await this.db
         .select()
         .from(toolCalls)
-        .where(eq(toolCalls.status, 'AWAITING_APPROVAL'))
+        .where(and(eq(toolCalls.status, 'AWAITING_APPROVAL'), this.calls.inScope(principal)))
         .orderBy(toolCalls.requestedAt);
       const listed = new Set(snapshot.map((c) => c.id));
       const changes = this.bus.stream({}, from, (e) => queueEvents.has(e.type) && e.callId != null);
@@ -81,6 +148,7 @@ export class JournalService {
         if (entering && listed.has(event.callId!)) continue;
         if (event.type === 'tool_call_cancelled' && event.payload.previousStatus !== 'AWAITING_APPROVAL')
           continue;
+        if (!(await mayRead(event.runId))) continue;
         const call = await this.calls.get(event.callId!);
         if (call) await push(call);
       }

@@ -1,5 +1,6 @@
 import { builder, scopes } from '../../graphql/builder.js';
-import { readResource, runsOfResource } from '../resource-store.js';
+import { linkedToRunWhere, readResource } from '../resource-store.js';
+import { runScope } from '../run-service.js';
 
 interface ResourceView {
   uri: string;
@@ -35,7 +36,7 @@ builder.queryFields((t) => ({
     type: ResourceType,
     nullable: true,
     description:
-      'Agents may read resources of their own runs; people may read any. Every role but EXTENSION.',
+      'A resource is readable through the runs that refer to it: agents read those of their own runs, approvers and viewers those of runs of their users; ADMIN and tokens for every user read any. Anything else is null, as if it did not exist. Every role but EXTENSION.',
     authScopes: scopes.readers,
     args: {
       uri: t.arg.string({
@@ -44,13 +45,12 @@ builder.queryFields((t) => ({
       }),
     },
     resolve: async (_root, args, ctx) => {
-      const row = await readResource(ctx.services.database.db, args.uri);
+      const db = ctx.services.database.db;
+      const row = await readResource(db, args.uri);
       if (!row) return null;
-      if (ctx.principal!.role === 'AGENT') {
-        const runIds = await runsOfResource(ctx.services.database.db, args.uri);
-        const readable = await Promise.all(runIds.map((id) => ctx.services.runs.get(id, ctx.principal!)));
-        if (!readable.some(Boolean)) return null;
-      }
+      // Content is shared by hash, so it is readable through any run in scope that refers to it.
+      const scope = runScope(ctx.principal!);
+      if (scope && !(await linkedToRunWhere(db, args.uri, scope))) return null;
       return row;
     },
   }),

@@ -1,4 +1,5 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
+import type { Principal } from '../../core/auth.js';
 import { summarize } from '../../core/canonical-json.js';
 import { toolCallStatuses } from '../../core/tool-call.js';
 import { builder, scopes } from '../../graphql/builder.js';
@@ -176,7 +177,7 @@ export const ToolCallType = builder.objectRef<ToolCallRow>('ToolCall').implement
 function callConnection(
   ctx: GraphQLContext,
   args: object,
-  filter: { runId?: string; status?: ToolCallRow['status'] },
+  filter: { runId?: string; status?: ToolCallRow['status']; seenBy?: Principal },
 ) {
   return resolveCursorConnection<Promise<ToolCallRow[]>>(
     {
@@ -226,7 +227,7 @@ const RequestToolCallInput = builder.inputType('RequestToolCallInput', {
 builder.queryFields((t) => ({
   toolCall: t.field({
     description:
-      'One call; null when there is none or an agent may not read its run. Every role but EXTENSION.',
+      'One call; null when there is none or this token may not read its run (an agent: runs it created; approvers and viewers: runs of their users). Every role but EXTENSION.',
     type: ToolCallType,
     nullable: true,
     authScopes: scopes.readers,
@@ -235,9 +236,11 @@ builder.queryFields((t) => ({
   }),
   pendingApprovals: t.connection({
     type: ToolCallType,
-    description: 'Calls awaiting a decision, oldest first. ADMIN, APPROVER and VIEWER.',
+    description:
+      'Calls awaiting a decision, oldest first: only those of runs of the users this token is bound to (every user for ADMIN and `*` tokens). ADMIN, APPROVER and VIEWER.',
     authScopes: scopes.people,
-    resolve: (_root, args, ctx) => callConnection(ctx, args, { status: 'AWAITING_APPROVAL' }),
+    resolve: (_root, args, ctx) =>
+      callConnection(ctx, args, { status: 'AWAITING_APPROVAL', seenBy: ctx.principal! }),
   }),
 }));
 
@@ -245,8 +248,8 @@ builder.mutationFields((t) => ({
   requestToolCall: t.field({
     type: ToolCallType,
     description:
-      'Requests a call. Calls that need no approval run before this returns; others wait in the approval queue. ADMIN and AGENT.',
-    authScopes: scopes.agents,
+      "Requests a call. Calls that need no approval run before this returns; others wait in the approval queue. A tool the run's policy does not permit is a policy violation (journaled `policy_violation`; the run's deniedToolStrategy decides); a tool that cannot run now fails recoverably (budget_exhausted, tool_unavailable, mcp_not_connected, extension_not_connected). AGENT and HOST call for the model, which never gets USER_ONLY tools; APPROVER (for runs of its users) and ADMIN call as a person, USER_ONLY tools included, journaled with that person as actor. ADMIN, HOST, AGENT and APPROVER.",
+    authScopes: { ...scopes.agents, approver: true },
     args: {
       input: t.arg({
         description: 'The call.',
@@ -260,7 +263,7 @@ builder.mutationFields((t) => ({
   approveToolCall: t.field({
     type: ToolCallType,
     description:
-      'Exactly one decision counts; a second gets CONFLICT. Pass argumentsHash to bind it to what you saw. ADMIN and APPROVER.',
+      'Exactly one decision counts; a second gets CONFLICT. Pass argumentsHash to bind it to what you saw. A call of a run outside the users this token is bound to is NOT_FOUND. ADMIN and APPROVER.',
     authScopes: scopes.deciders,
     args: {
       id: t.arg.id({ description: 'The call awaiting approval.', required: true }),
@@ -274,7 +277,7 @@ builder.mutationFields((t) => ({
   }),
   denyToolCall: t.field({
     description:
-      'Denies a call awaiting approval; the model gets a denied result. Exactly one decision counts; a second gets CONFLICT. ADMIN and APPROVER.',
+      'Denies a call awaiting approval; the model gets a denied result. Exactly one decision counts; a second gets CONFLICT. A call of a run outside the users this token is bound to is NOT_FOUND. ADMIN and APPROVER.',
     type: ToolCallType,
     authScopes: scopes.deciders,
     args: {
@@ -293,9 +296,9 @@ builder.subscriptionFields((t) => ({
   approvalQueue: t.field({
     type: ToolCallType,
     description:
-      'The calls awaiting approval now, then every call that enters or leaves the queue, as it is then. ADMIN, APPROVER and VIEWER.',
+      'The calls awaiting approval now, then every call that enters or leaves the queue, as it is then: only calls of runs of the users this token is bound to (every user for ADMIN and `*` tokens). ADMIN, APPROVER and VIEWER.',
     authScopes: scopes.people,
-    subscribe: (_root, _args, ctx) => ctx.services.journal.approvalQueue(),
+    subscribe: (_root, _args, ctx) => ctx.services.journal.approvalQueue(ctx.principal!),
     resolve: (call: ToolCallRow) => call,
   }),
 }));
