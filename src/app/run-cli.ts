@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { mcpCommands } from '../bridge/mcp/index.js';
+import { runDefaultsCommands } from '../calls/cli.js';
 import { type CliIo, type Command, UsageError } from '../cli/command.js';
 import { DomainError } from '../core/errors.js';
 import { chatCommands } from '../features/chat/index.js';
@@ -15,6 +16,7 @@ import type { Services } from './services.js';
 
 const commands: Command<Services>[] = [
   ...tokenCommands,
+  ...runDefaultsCommands,
   ...workspaceCommands,
   ...chatCommands,
   ...skillCommands,

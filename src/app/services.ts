@@ -19,6 +19,7 @@ import { BuiltInExecutor } from '../calls/built-in-executor.js';
 import { Dispatcher, type DispatcherOptions, defaultDispatcherOptions } from '../calls/dispatcher.js';
 import { PolicyService } from '../calls/policy-service.js';
 import { RegistryService } from '../calls/registry-service.js';
+import { ProfileRunDefaultsService } from '../calls/run-defaults-service.js';
 import { RunService } from '../calls/run-service.js';
 import { ToolCallService } from '../calls/tool-call-service.js';
 import type { BuiltInTool, ToolExecutor } from '../calls/tool-contract.js';
@@ -32,6 +33,7 @@ import {
   DEFAULT_WORKSPACE_CONFIG,
   WorkspaceAdmin,
   type WorkspaceConfig,
+  WorkspaceReader,
   WorkspaceSessions,
   WorkspaceStore,
   type Workspaces,
@@ -51,6 +53,8 @@ export interface Services {
   policy: PolicyService;
   tokens: TokenService;
   runs: RunService;
+  /** Per-profile run limits admins set; agents may only tighten them. */
+  runDefaults: ProfileRunDefaultsService;
   calls: ToolCallService;
   bus: JournalBus;
   journal: JournalService;
@@ -93,18 +97,25 @@ export function createServices(database: Database, logger: Logger, options: Serv
   const db = database.db;
   const registry = new RegistryService(db);
   const policy = new PolicyService(db, registry);
-  const runs = new RunService(db);
-  const calls = new ToolCallService(db, runs, registry, policy);
   const bus = new JournalBus(database, logger, options.busPollMs);
 
   const workspaceConfig = options.workspace ?? DEFAULT_WORKSPACE_CONFIG;
   const workspaceStore = new WorkspaceStore(db, workspaceConfig);
+  const workspaceAdmin = new WorkspaceAdmin(workspaceStore);
   const workspaces: Workspaces = {
     store: workspaceStore,
     sessions: new WorkspaceSessions(workspaceStore, workspaceConfig),
-    admin: new WorkspaceAdmin(workspaceStore),
+    admin: workspaceAdmin,
+    reader: new WorkspaceReader(workspaceStore, workspaceAdmin, workspaceConfig),
   };
   const chats = new ChatService(db);
+  const runDefaults = new ProfileRunDefaultsService(db);
+  // The lifecycle checks a run's workspace and chat through this port; it knows neither feature.
+  const runs = new RunService(db, runDefaults, {
+    claimWorkspace: (tx, workspaceId, userId) => workspaceStore.claim(tx, workspaceId, userId),
+    chatOwner: (tx, chatId) => chats.owner(tx, chatId),
+  });
+  const calls = new ToolCallService(db, runs, registry, policy);
   const skills = new SkillService(db);
   const worldInfo = new WorldInfoService(db, chats);
   const builtIns = new BuiltInExecutor([
@@ -154,6 +165,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
     policy,
     tokens,
     runs,
+    runDefaults,
     calls,
     bus,
     journal: new JournalService(db, bus, runs, calls),

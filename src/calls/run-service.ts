@@ -11,6 +11,9 @@ import type { ToolError } from '../core/tool-result.js';
 import type { Db } from '../db/client.js';
 import type { Executor, Tx } from '../db/tx.js';
 import { appendEvents } from '../journal/append.js';
+import type { ResourceOwnership } from './resource-access.js';
+import { resolveRunLimits } from './rules/run-limits.js';
+import type { ProfileRunDefaultsService } from './run-defaults-service.js';
 import { runs, toolCalls } from './tables.js';
 
 export type RunRow = typeof runs.$inferSelect;
@@ -86,12 +89,30 @@ function bindRun(principal: Principal, input: z.output<typeof createRunInputSche
 }
 
 export class RunService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly defaults: ProfileRunDefaultsService,
+    private readonly ownership: ResourceOwnership,
+  ) {}
 
+  /**
+   * The run's user, profile and plan node come from the token (bindRun); its limits from the
+   * profile's run defaults, which an agent may only tighten; its workspace and chat must be its
+   * user's. A workspace named for the first time is created for that user in the same transaction.
+   */
   async create(raw: unknown, principal: Principal): Promise<RunRow> {
     const input = parseInput(createRunInputSchema, raw);
     const bound = bindRun(principal, input);
     return this.db.transaction(async (tx) => {
+      const configured = await this.defaults.forProfile(tx, bound.profileId);
+      const resolved = resolveRunLimits(
+        configured,
+        input,
+        principal.role === 'AGENT' && !principal.legacyUnbound,
+      );
+      if (!resolved.ok) throw forbidden(resolved.message);
+      if (input.workspaceId) await this.requireOwnWorkspace(tx, input.workspaceId, bound.userId);
+      if (input.chatId) await this.requireOwnChat(tx, input.chatId, bound.userId);
       const [run] = await tx
         .insert(runs)
         .values({
@@ -99,9 +120,7 @@ export class RunService {
           ...bound,
           chatId: input.chatId ?? null,
           workspaceId: input.workspaceId ?? null,
-          deniedToolStrategy: input.deniedToolStrategy ?? 'FAIL_RUN',
-          maxCalls: input.maxCalls ?? null,
-          maxCallsPerTool: input.maxCallsPerTool ?? null,
+          ...resolved.limits,
           createdByToken: principal.tokenId,
           createdBy: actorOf(principal),
           // Millisecond precision (not the column default's microseconds) so that page cursors round-trip exactly.
@@ -109,10 +128,34 @@ export class RunService {
         })
         .returning();
       await appendEvents(tx, [
-        { type: 'run_started', runId: run!.id, actor: actorOf(principal), payload: { ...input, ...bound } },
+        {
+          type: 'run_started',
+          runId: run!.id,
+          actor: actorOf(principal),
+          payload: {
+            ...input,
+            ...bound,
+            ...resolved.limits,
+            // Which run defaults applied (a profile's own row, `*`, or none), so the limits can be traced.
+            runDefaults: configured?.profileId ?? null,
+          },
+        },
       ]);
       return run!;
     });
+  }
+
+  // "Another user" also when the workspace belongs to nobody, or the run to nobody: only a run
+  // without a user may use a workspace without one, so ownerless data never leaks into a user's run.
+  private async requireOwnWorkspace(tx: Tx, workspaceId: string, userId: string | null) {
+    const { ownerUserId } = await this.ownership.claimWorkspace(tx, workspaceId, userId);
+    if (ownerUserId !== userId) throw forbidden(`workspace ${workspaceId} belongs to another user`);
+  }
+
+  private async requireOwnChat(tx: Tx, chatId: string, userId: string | null) {
+    const chat = await this.ownership.chatOwner(tx, chatId);
+    if (!chat) throw notFound(`no chat ${chatId}`);
+    if (chat.ownerUserId !== userId) throw forbidden(`chat ${chatId} belongs to another user`);
   }
 
   async get(runId: string, principal?: Principal): Promise<RunRow | null> {

@@ -37,3 +37,18 @@ export function existingPath(path: string | undefined, what: string, kind: 'file
     throw new UsageError(`no such ${kind}: ${path}`);
   return path;
 }
+
+/** The `--user <id>` / `--no-user` pair of commands that give something an owner: one of them must be said. */
+export const ownerOptions = {
+  user: { type: 'string', description: 'the user it belongs to: only their runs may name it' },
+  'no-user': { type: 'boolean', description: 'it belongs to nobody: only runs without a user may name it' },
+} as const;
+
+/** Who a workspace or chat is for: the admin must say it, so nothing becomes ownerless by accident. */
+export function ownerOption(values: Record<string, unknown>, what: string): { ownerUserId: string | null } {
+  const user = typeof values.user === 'string' ? values.user : null;
+  if (user !== null && values['no-user'] === true) throw new UsageError('give --user or --no-user, not both');
+  if (user === null && values['no-user'] !== true)
+    throw new UsageError(`name the user the ${what} belongs to: --user <user-id> (or --no-user)`);
+  return { ownerUserId: user };
+}

@@ -161,6 +161,27 @@ const operations: Operation[] = [
     allowed: ['ADMIN'],
   },
   {
+    field: 'setChatOwner',
+    document: `mutation { setChatOwner(id: "${NIL}", userId: "u1") { id } }`,
+    allowed: ['ADMIN'],
+  },
+  {
+    field: 'setWorkspaceOwner',
+    document: 'mutation { setWorkspaceOwner(id: "w1", userId: "u1") { id } }',
+    allowed: ['ADMIN'],
+  },
+  { field: 'profileRunDefaults', document: '{ profileRunDefaults { profileId } }', allowed: PEOPLE },
+  {
+    field: 'setProfileRunDefaults',
+    document: 'mutation { setProfileRunDefaults(input: { profileId: "p1", maxCalls: 5 }) { profileId } }',
+    allowed: ['ADMIN'],
+  },
+  {
+    field: 'removeProfileRunDefaults',
+    document: 'mutation { removeProfileRunDefaults(profileId: "p1") }',
+    allowed: ['ADMIN'],
+  },
+  {
     field: 'importLorebook',
     document: 'mutation { importLorebook(input: { json: "" }) { entryCount } }',
     allowed: ['ADMIN'],

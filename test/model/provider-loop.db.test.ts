@@ -21,6 +21,7 @@ const test = dbTest.extend<{ loopRun: { loop: ReturnType<typeof loopClient>; run
     await allow(services);
     await services.chats.importChat(chatJsonl(['What is the weather in San Francisco?', 'Let me check.']), {
       id: 'loop',
+      ownerUserId: 'u1',
       actor: 'test',
     });
     const loop = loopClient(gql, tokens);

@@ -1,8 +1,10 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
+import { actorOf } from '../../core/auth.js';
 import type { EffectiveTool } from '../../core/policy.js';
 import { deniedToolStrategies, runStatuses } from '../../core/run.js';
 import { builder, scopes } from '../../graphql/builder.js';
 import { decodeCursor, encodeCursor } from '../../graphql/keyset.js';
+import { type ProfileRunDefaultsRow, profileRunDefaultsInputSchema } from '../run-defaults-service.js';
 import { createRunInputSchema, type RunRow } from '../run-service.js';
 import { EffectiveToolType } from './policy.js';
 import { ToolErrorType } from './tool-result.js';
@@ -27,13 +29,27 @@ const CreateRunInput = builder.inputType('CreateRunInput', {
       description: 'The agent profile (PROFILE policy layer; it also narrows workspace roots).',
     }),
     planNodeId: t.string({ description: 'The plan step (PLAN_NODE policy layer).' }),
-    chatId: t.string({ description: 'The imported chat whose history and world info the context uses.' }),
-    workspaceId: t.string({
-      description: 'The workspace its workspace tools use (created on first use; runs may share one).',
+    chatId: t.string({
+      description:
+        "The imported chat whose history and world info the context uses; it must be the run's user's (NOT_FOUND when there is none, FORBIDDEN when it is another's).",
     }),
-    deniedToolStrategy: t.field({ type: DeniedToolStrategyEnum, description: 'Default FAIL_RUN.' }),
-    maxCalls: t.int({ description: 'Calls the whole run may make.' }),
-    maxCallsPerTool: t.int({ description: 'Calls the run may make to any one tool.' }),
+    workspaceId: t.string({
+      description:
+        "The workspace its workspace tools use: created for the run's user on first use; runs of that user may share it, a workspace of another user is FORBIDDEN.",
+    }),
+    deniedToolStrategy: t.field({
+      type: DeniedToolStrategyEnum,
+      description:
+        "Default: the profile's run defaults, else FAIL_RUN. An agent may not ask RETURN_DENIED_RESULT where the defaults say FAIL_RUN.",
+    }),
+    maxCalls: t.int({
+      description:
+        "Calls the whole run may make. Default: the profile's run defaults (else no limit); an agent may not ask more than they allow.",
+    }),
+    maxCallsPerTool: t.int({
+      description:
+        "Calls the run may make to any one tool. Default: the profile's run defaults (else no limit); an agent may not ask more than they allow.",
+    }),
   }),
 });
 
@@ -142,6 +158,11 @@ RunType.implement({
     createdBy: t.exposeString('createdBy', {
       description: 'The actor that created it, `<role>:<token name>`.',
     }),
+    createdByTokenId: t.exposeID('createdByToken', {
+      description:
+        'The token that created it (`userId` says for whom); null for runs from before tokens were recorded.',
+      nullable: true,
+    }),
     createdAt: t.expose('createdAt', { description: 'When it was created.', type: 'DateTime' }),
     finishedAt: t.expose('finishedAt', {
       description: 'When it completed, failed or was cancelled; null while RUNNING.',
@@ -161,3 +182,77 @@ RunType.implement({
     }),
   }),
 });
+
+const ProfileRunDefaultsType = builder.objectRef<ProfileRunDefaultsRow>('ProfileRunDefaults').implement({
+  description:
+    "What an admin configured for a profile's runs: the limits a run gets when its creator names none, and the loosest an agent may ask for.",
+  fields: (t) => ({
+    profileId: t.exposeString('profileId', {
+      description:
+        'The profile; `*` for every profile without its own defaults (and runs without a profile).',
+    }),
+    deniedToolStrategy: t.expose('deniedToolStrategy', {
+      description:
+        'The strategy runs get; FAIL_RUN also forbids agents from asking RETURN_DENIED_RESULT. Null: not configured.',
+      type: DeniedToolStrategyEnum,
+      nullable: true,
+    }),
+    maxCalls: t.exposeInt('maxCalls', {
+      description: 'Calls a run may make at most; null: not configured.',
+      nullable: true,
+    }),
+    maxCallsPerTool: t.exposeInt('maxCallsPerTool', {
+      description: 'Calls a run may make to any one tool at most; null: not configured.',
+      nullable: true,
+    }),
+    updatedBy: t.exposeString('updatedBy', { description: 'The actor that last set them.' }),
+    updatedAt: t.expose('updatedAt', { description: 'When they were last set.', type: 'DateTime' }),
+  }),
+});
+
+const ProfileRunDefaultsInput = builder.inputType('ProfileRunDefaultsInput', {
+  description: "A profile's run defaults; a field left out configures nothing (the whole row is replaced).",
+  fields: (t) => ({
+    profileId: t.string({
+      required: true,
+      description: 'The profile; `*` for every profile without its own defaults.',
+    }),
+    deniedToolStrategy: t.field({ type: DeniedToolStrategyEnum, description: 'The strategy runs get.' }),
+    maxCalls: t.int({ description: 'Calls a run may make at most.' }),
+    maxCallsPerTool: t.int({ description: 'Calls a run may make to any one tool at most.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  profileRunDefaults: t.field({
+    type: [ProfileRunDefaultsType],
+    description:
+      "Every profile's run defaults, by profile id. ADMIN, HOST, APPROVER and VIEWER (agents learn a limit from the refusal that names it).",
+    authScopes: { ...scopes.people, host: true },
+    resolve: (_root, _args, ctx) => ctx.services.runDefaults.list(),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  setProfileRunDefaults: t.field({
+    type: ProfileRunDefaultsType,
+    description: "Sets a profile's run defaults, replacing what it had. ADMIN only.",
+    authScopes: scopes.admin,
+    args: {
+      input: t.arg({
+        description: 'The defaults.',
+        type: ProfileRunDefaultsInput,
+        required: true,
+        validate: { schema: profileRunDefaultsInputSchema },
+      }),
+    },
+    resolve: (_root, args, ctx) => ctx.services.runDefaults.set(args.input, actorOf(ctx.principal)),
+  }),
+  removeProfileRunDefaults: t.boolean({
+    description:
+      "Removes a profile's run defaults (its runs fall back to `*`'s); NOT_FOUND when it has none. ADMIN only.",
+    authScopes: scopes.admin,
+    args: { profileId: t.arg.string({ description: 'The profile, or `*`.', required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.runDefaults.remove(args.profileId),
+  }),
+}));

@@ -2,7 +2,7 @@ import { createReadStream, createWriteStream, existsSync, statSync } from 'node:
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type Command, existingPath, UsageError } from '../../cli/command.js';
+import { type Command, existingPath, ownerOption, ownerOptions, UsageError } from '../../cli/command.js';
 import { progressLine } from '../../cli/progress.js';
 import { conflict } from '../../core/errors.js';
 import type { ChatService } from './service.js';
@@ -13,13 +13,15 @@ export const chatCommands: Command<{ chats: ChatService }>[] = [
   {
     path: ['chat', 'import'],
     summary: 'Import a SillyTavern chat file (JSONL), streaming it line by line.',
-    usage: 'chat import <file.jsonl> [--id <id>] [--replace]',
+    usage: 'chat import <file.jsonl> (--user <user-id> | --no-user) [--id <id>] [--replace]',
     options: {
+      ...ownerOptions,
       id: { type: 'string', description: 'the chat id runs refer to (default: a new uuid)' },
       replace: { type: 'boolean', description: 'replace a chat that has this id already' },
     },
     async run({ values, positionals }, services, io) {
       const file = existingPath(positionals[0], 'chat file', 'file');
+      const { ownerUserId } = ownerOption(values, 'chat');
       const total = statSync(file).size;
       const progress = progressLine();
       const chat = await services.chats
@@ -27,6 +29,7 @@ export const chatCommands: Command<{ chats: ChatService }>[] = [
           id: typeof values.id === 'string' ? values.id : null,
           fileName: basename(file),
           replace: values.replace === true,
+          ownerUserId,
           actor: 'cli:chat-import',
           onProgress: (p) =>
             progress.update(
@@ -36,7 +39,7 @@ export const chatCommands: Command<{ chats: ChatService }>[] = [
         })
         .finally(() => progress.done());
       io.out(
-        `imported chat ${chat.id}: ${chat.messageCount} messages (${chat.headerShape} header, ${chat.byteSize} bytes)`,
+        `imported chat ${chat.id} for ${chat.ownerUserId ?? 'no user'}: ${chat.messageCount} messages (${chat.headerShape} header, ${chat.byteSize} bytes)`,
       );
       return 0;
     },
@@ -52,6 +55,22 @@ export const chatCommands: Command<{ chats: ChatService }>[] = [
       if (existsSync(file)) throw conflict(`${file} exists already; give a new file name`);
       await pipeline(Readable.from(services.chats.exportChat(id)), createWriteStream(file, { flags: 'wx' }));
       io.out(`exported chat ${chat.id} to ${file}: ${chat.messageCount} messages, ${chat.byteSize} bytes`);
+      return 0;
+    },
+  },
+  {
+    path: ['chat', 'owner'],
+    summary: 'Give a chat to another user: only runs of its owner may name it.',
+    usage: 'chat owner <id> (--user <user-id> | --no-user)',
+    options: {
+      ...ownerOptions,
+    },
+    async run({ positionals, values }, services, io) {
+      const [id] = positionals;
+      if (!id) throw new UsageError('the chat id is required');
+      const { ownerUserId } = ownerOption(values, 'chat');
+      await services.chats.setOwner(id, ownerUserId);
+      io.out(`chat ${id} now belongs to ${ownerUserId ?? 'no user'}`);
       return 0;
     },
   },

@@ -1,5 +1,6 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { z } from 'zod';
+import { ownerUserIdSchema } from '../../calls/resource-access.js';
 import { actorOf } from '../../core/auth.js';
 import { badInput } from '../../core/errors.js';
 import { builder, scopes } from '../../graphql/builder.js';
@@ -75,6 +76,10 @@ const ChatType = builder.objectRef<ChatRow>('Chat').implement({
   description: 'An imported SillyTavern chat file.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The chat id runs name in `chatId`.' }),
+    ownerUserId: t.exposeString('ownerUserId', {
+      description: 'The user whose runs may read it; null when it belongs to nobody.',
+      nullable: true,
+    }),
     fileName: t.exposeString('fileName', {
       description: 'The file name it was imported from; null when none was given.',
       nullable: true,
@@ -191,38 +196,46 @@ const ImportChatInput = builder.inputType('ImportChatInput', {
     id: t.string({ description: 'Default: a new uuid.' }),
     fileName: t.string({ description: 'The file name, kept for reference.' }),
     replace: t.boolean({ description: 'Replace a chat with the same id instead of failing with CONFLICT.' }),
+    ownerUserId: t.string({
+      description:
+        'The user whose runs may read it (and whose approvers and viewers see it). Absent: nobody, so only runs without a user read it.',
+    }),
   }),
 });
 
 builder.queryFields((t) => ({
   chats: t.connection({
     type: ChatType,
-    description: 'Imported chats, by id, 50 per page by default, at most 200. Every role but EXTENSION.',
-    authScopes: scopes.readers,
+    description:
+      "Imported chats the caller may read, by id, 50 per page by default, at most 200: people see their users' chats, agents their user's that their runs name. Every role but EXTENSION.",
+    authScopes: { ...scopes.readers, host: true },
     resolve: (_root, args, ctx) =>
       resolveCursorConnection<Promise<ChatRow[]>>(
         { args, toCursor: (chat) => chat.id, defaultSize: 50, maxSize: 200 },
-        (page) => ctx.services.chats.page(page),
+        (page) => ctx.services.chats.page(page, ctx.principal!),
       ),
   }),
   chat: t.field({
-    description: 'One imported chat; null when there is none. Every role but EXTENSION.',
+    description:
+      'One imported chat; null when there is none or the caller may not read it (see `chats`). Every role but EXTENSION.',
     type: ChatType,
     nullable: true,
-    authScopes: scopes.readers,
+    authScopes: { ...scopes.readers, host: true },
     args: { id: t.arg.id({ description: 'The chat id.', required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.chats.get(String(args.id)),
+    resolve: (_root, args, ctx) => ctx.services.chats.visible(ctx.principal!, String(args.id)),
   }),
   exportChat: t.string({
-    description: 'The chat as SillyTavern JSONL, byte for byte as it was imported. Every role but EXTENSION.',
-    authScopes: scopes.readers,
+    description:
+      'The chat as SillyTavern JSONL, byte for byte as it was imported; NOT_FOUND when the caller may not read it. Every role but EXTENSION.',
+    authScopes: { ...scopes.readers, host: true },
     args: { id: t.arg.id({ description: 'The chat id.', required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.chats.exportChatText(String(args.id)),
+    resolve: (_root, args, ctx) => ctx.services.chats.exportChatText(String(args.id), ctx.principal!),
   }),
   searchChat: t.field({
     type: ChatSearchResultType,
-    description: 'The search chat.search runs, for UIs. Every role but EXTENSION.',
-    authScopes: scopes.readers,
+    description:
+      'The search chat.search runs, for UIs; NOT_FOUND when the caller may not read the chat. Every role but EXTENSION.',
+    authScopes: { ...scopes.readers, host: true },
     args: {
       chatId: t.arg.id({ description: 'The chat to search.', required: true }),
       input: t.arg({
@@ -233,7 +246,7 @@ builder.queryFields((t) => ({
       }),
     },
     resolve: async (_root, args, ctx) => {
-      const chat = await ctx.services.chats.require(String(args.chatId));
+      const chat = await ctx.services.chats.requireVisible(ctx.principal!, String(args.chatId));
       return ctx.services.chats.search(chat.id, args.input);
     },
   }),
@@ -256,6 +269,7 @@ builder.mutationFields((t) => ({
             id: chatIdSchema.nullish(),
             fileName: z.string().trim().min(1).max(500).nullish(),
             replace: z.boolean().nullish(),
+            ownerUserId: ownerUserIdSchema.optional(),
           }),
         },
       }),
@@ -265,7 +279,19 @@ builder.mutationFields((t) => ({
         id: args.input.id ?? null,
         fileName: args.input.fileName ?? null,
         replace: args.input.replace ?? false,
+        ownerUserId: args.input.ownerUserId ?? null,
         actor: actorOf(ctx.principal),
       }),
+  }),
+  setChatOwner: t.field({
+    type: ChatType,
+    description:
+      'Gives a chat to another user (null: to nobody); from then on only runs of that user may name it. ADMIN only.',
+    authScopes: scopes.admin,
+    args: {
+      id: t.arg.id({ description: 'The chat id.', required: true }),
+      userId: t.arg.string({ description: 'The new owner; null for nobody.' }),
+    },
+    resolve: (_root, args, ctx) => ctx.services.chats.setOwner(String(args.id), args.userId ?? null),
   }),
 }));

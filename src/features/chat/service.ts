@@ -1,8 +1,10 @@
 import { and, asc, desc, eq, gt, lt, type SQL, sql } from 'drizzle-orm';
+import { ownedScope, ownerUserIdSchema, readAccess } from '../../calls/resource-access.js';
+import type { Principal } from '../../core/auth.js';
 import { notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';
 import type { Db } from '../../db/client.js';
-import { rowsOf } from '../../db/tx.js';
+import { rowsOf, type Tx } from '../../db/tx.js';
 import {
   decodeHistoryCursor,
   encodeHistoryCursor,
@@ -45,14 +47,60 @@ export class ChatService {
     return chat;
   }
 
-  /** Keyset page ordered by id, the shape Pothos' resolveCursorConnection asks for. */
-  page(args: {
-    after?: string | null;
-    before?: string | null;
-    limit: number;
-    inverted: boolean;
-  }): Promise<ChatRow[]> {
+  /**
+   * The chat if this principal may read it (resource-access.ts: admins and hosts every chat,
+   * people their users', agents their user's that one of their runs names); null otherwise, as
+   * if it did not exist.
+   */
+  async visible(principal: Principal, id: string): Promise<ChatRow | null> {
+    const chat = await this.get(id);
+    if (!chat) return null;
+    return (await readAccess(this.db, principal, 'chat', chat)) ? chat : null;
+  }
+
+  /** `visible`, NOT_FOUND when not. */
+  async requireVisible(principal: Principal, id: string): Promise<ChatRow> {
+    const chat = await this.visible(principal, id);
+    if (!chat) throw notFound(`no chat ${id}`);
+    return chat;
+  }
+
+  /** The owner, in the caller's transaction: what a run checks when it names the chat. */
+  async owner(tx: Tx, id: string): Promise<{ ownerUserId: string | null } | null> {
+    const [row] = await tx
+      .select({ ownerUserId: chats.ownerUserId })
+      .from(chats)
+      .where(eq(chats.id, id))
+      .for('share');
+    return row ?? null;
+  }
+
+  /** Gives a chat to another user (null: to nobody); NOT_FOUND when there is none. */
+  async setOwner(id: string, userId: string | null): Promise<ChatRow> {
+    const ownerUserId = parseInput(ownerUserIdSchema, userId);
+    const [row] = await this.db.update(chats).set({ ownerUserId }).where(eq(chats.id, id)).returning();
+    if (!row) throw notFound(`no chat ${id}`);
+    return row;
+  }
+
+  /**
+   * Keyset page ordered by id, the shape Pothos' resolveCursorConnection asks for; with a
+   * principal, only the chats it may read.
+   */
+  page(
+    args: {
+      after?: string | null;
+      before?: string | null;
+      limit: number;
+      inverted: boolean;
+    },
+    principal: Principal | null = null,
+  ): Promise<ChatRow[]> {
     const conditions: SQL[] = [];
+    const scope = principal
+      ? ownedScope(principal, 'chat', { id: chats.id, owner: chats.ownerUserId })
+      : undefined;
+    if (scope) conditions.push(scope);
     if (args.after) conditions.push(gt(chats.id, args.after));
     if (args.before) conditions.push(lt(chats.id, args.before));
     return this.db
@@ -115,8 +163,8 @@ export class ChatService {
   }
 
   /** The whole file as one string, for callers that cannot stream (GraphQL); big chats go through the CLI. */
-  async exportChatText(id: string): Promise<string> {
-    return chatText(this.db, await this.require(id));
+  async exportChatText(id: string, principal: Principal | null = null): Promise<string> {
+    return chatText(this.db, await (principal ? this.requireVisible(principal, id) : this.require(id)));
   }
 
   /** Ranked substring search inside Postgres; see rules/search.ts for what matches and why the indexes are exact. */

@@ -81,6 +81,8 @@ export interface ImportChatOptions {
   fileName?: string | null;
   /** Replace a chat that already has this id instead of refusing with CONFLICT. */
   replace?: boolean;
+  /** The user whose runs may read the chat; null: nobody's (only runs without a user read it). */
+  ownerUserId?: string | null;
   actor: string;
   onProgress?: (progress: ImportProgress) => void;
 }

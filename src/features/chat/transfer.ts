@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
+import { ownerUserIdSchema } from '../../calls/resource-access.js';
 import { badInput, conflict, DomainError } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';
 import { storableText } from '../../core/unicode.js';
@@ -98,6 +99,7 @@ export async function importChatInto(
   options: ImportChatOptions,
 ): Promise<ChatRow> {
   const id = options.id == null ? randomUUID() : parseInput(chatIdSchema, options.id);
+  const ownerUserId = parseInput(ownerUserIdSchema, options.ownerUserId ?? null);
   const reader = new ChatJsonlReader();
   const hash = createHash('sha256');
   const progress: ImportProgress = { bytes: 0, lines: 0, messages: 0 };
@@ -143,6 +145,7 @@ export async function importChatInto(
             byteSize: 0,
             sha256: '',
             importedBy: options.actor,
+            ownerUserId,
           });
         } else {
           batch.push(recordOf(line.message, line));

@@ -1,4 +1,4 @@
-import { notFound } from '../../core/errors.js';
+import { conflict, notFound } from '../../core/errors.js';
 import { appendEvents } from '../../journal/append.js';
 import { decodeText, MAX_FILE_BYTES } from './rules/content.js';
 import { compareManifests, unifiedFileDiff } from './rules/diff.js';
@@ -44,11 +44,19 @@ export class WorkspaceAdmin {
    * What changed between two checkpoints of a workspace: `from` null is the empty workspace, `to`
    * null its current files.
    */
-  async diff(workspaceId: string, fromRef: string | null, toRef: string | null): Promise<WorkspaceDiff> {
+  async diff(
+    workspaceId: string,
+    fromRef: string | null,
+    toRef: string | null,
+    /** Only files this accepts take part (an agent's diff covers the folders its run sees). */
+    visible: (path: string) => boolean = () => true,
+  ): Promise<WorkspaceDiff> {
     const from = fromRef ? await this.store.requireCheckpoint(workspaceId, fromRef) : null;
     const to = toRef ? await this.store.requireCheckpoint(workspaceId, toRef) : null;
-    const before = from ? await this.store.manifest(from.id) : [];
-    const after = to ? await this.store.manifest(to.id) : await this.store.files(workspaceId);
+    const before = (from ? await this.store.manifest(from.id) : []).filter((e) => visible(e.path));
+    const after = (to ? await this.store.manifest(to.id) : await this.store.files(workspaceId)).filter((e) =>
+      visible(e.path),
+    );
     const files = compareManifests(
       new Map(before.map((e) => [e.path, e.sha256])),
       new Map(after.map((e) => [e.path, e.sha256])),
@@ -86,6 +94,8 @@ export class WorkspaceAdmin {
   async importFiles(
     session: WorkspaceSession,
     files: ReadonlyArray<{ path: string; content: Buffer }>,
+    /** The user a new workspace belongs to; an existing one must already be theirs (CONFLICT otherwise). */
+    owner: { ownerUserId: string | null } | null = null,
   ): Promise<ImportResult> {
     const skipped: ImportResult['skipped'] = [];
     const candidates: Array<{ path: string; content: Buffer }> = [];
@@ -97,7 +107,12 @@ export class WorkspaceAdmin {
       } else candidates.push({ path: checked.path, content: file.content });
     }
     return session.transaction(async (tx, journal) => {
-      const workspace = await this.store.lock(tx, session.workspaceId);
+      const workspace = await this.store.lock(tx, session.workspaceId, owner?.ownerUserId ?? null);
+      // Importing for one user into another's workspace is a mistake, not a way to reassign it.
+      if (owner && workspace.ownerUserId !== owner.ownerUserId)
+        throw conflict(
+          `workspace ${workspace.id} belongs to ${workspace.ownerUserId ?? 'no user'}, not ${owner.ownerUserId ?? 'no user'}; reassign it first (workspace owner)`,
+        );
       const existing = new PathIndex(await this.store.paths(tx, workspace.id));
       const accepted: Array<{ path: string; content: Buffer }> = [];
       for (const file of candidates) {

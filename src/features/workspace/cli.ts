@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open, readdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { type Command, UsageError } from '../../cli/command.js';
+import { type Command, ownerOption, ownerOptions, UsageError } from '../../cli/command.js';
 import { conflict } from '../../core/errors.js';
 import { checkWorkspacePath } from './rules/paths.js';
 import type { Workspaces } from './workspaces.js';
@@ -103,23 +103,43 @@ export const workspaceCommands: Command<{ workspaces: Workspaces }>[] = [
   },
   {
     path: ['workspace', 'import'],
-    summary: 'Add the files of a directory to a workspace (created if needed), as one checkpoint.',
-    usage: 'workspace import <dir> <workspace-id>',
-    async run({ positionals }, services, io) {
+    summary: 'Add the files of a directory to a workspace (created for --user if needed), as one checkpoint.',
+    usage: 'workspace import <dir> <workspace-id> (--user <user-id> | --no-user)',
+    options: {
+      ...ownerOptions,
+    },
+    async run({ positionals, values }, services, io) {
       const [dir, workspaceId] = positionals;
       if (!dir || !workspaceId)
         throw new UsageError('the source directory and the workspace id are required');
+      const owner = ownerOption(values, 'workspace');
       const root = resolve(dir);
       if (!(await stat(root)).isDirectory()) throw new UsageError(`${root} is not a directory`);
       const found: Found = { files: [], skipped: [] };
       await collect(root, root, found);
       const session = services.workspaces.admin.operatorSession(workspaceId, 'cli:workspace-import');
-      const result = await services.workspaces.admin.importFiles(session, found.files);
+      const result = await services.workspaces.admin.importFiles(session, found.files, owner);
       const skipped = [...found.skipped, ...result.skipped];
       for (const s of skipped) io.err(`skipped ${JSON.stringify(s.path)}: ${s.reason}`);
       const into = result.checkpoint ? ` (checkpoint #${result.checkpoint.number})` : '';
       io.out(`imported ${result.imported.length} files into workspace ${workspaceId}${into}`);
       return skipped.length === 0 ? 0 : 1;
+    },
+  },
+  {
+    path: ['workspace', 'owner'],
+    summary: 'Give a workspace to another user: only runs of its owner may name it.',
+    usage: 'workspace owner <workspace-id> (--user <user-id> | --no-user)',
+    options: {
+      ...ownerOptions,
+    },
+    async run({ positionals, values }, services, io) {
+      const [workspaceId] = positionals;
+      if (!workspaceId) throw new UsageError('the workspace id is required');
+      const { ownerUserId } = ownerOption(values, 'workspace');
+      await services.workspaces.store.setOwner(workspaceId, ownerUserId);
+      io.out(`workspace ${workspaceId} now belongs to ${ownerUserId ?? 'no user'}`);
+      return 0;
     },
   },
 ];

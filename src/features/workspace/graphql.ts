@@ -1,13 +1,14 @@
 import { badInput } from '../../core/errors.js';
 import { builder, scopes } from '../../graphql/builder.js';
 import { upperValues } from '../../graphql/enums.js';
+import type { CheckpointView, WorkspaceView } from './reader.js';
 import { decodeText } from './rules/content.js';
 import { type FileDiff, fileChangeKinds } from './rules/diff.js';
 import { checkWorkspacePath } from './rules/paths.js';
 import type { WorkspaceRoot } from './rules/roots.js';
 import { type TreeEntry, treeEntryKinds, treeLevel } from './rules/tree.js';
 import { checkpointReasons } from './tables.js';
-import type { CheckpointRow, ManifestEntry, WorkspaceDiff, WorkspaceFileRow, WorkspaceRow } from './types.js';
+import type { ManifestEntry, WorkspaceDiff, WorkspaceFileRow } from './types.js';
 
 /** A folder argument: '' or absent is the whole workspace; anything else must pass the path rules. */
 function folderArg(raw: string | null | undefined): string | null {
@@ -96,7 +97,7 @@ const FileContentType = builder
     }),
   });
 
-const CheckpointType = builder.objectRef<CheckpointRow>('WorkspaceCheckpoint').implement({
+const CheckpointType = builder.objectRef<CheckpointView>('WorkspaceCheckpoint').implement({
   description: 'An immutable snapshot of every file of a workspace: path → content hash.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The checkpoint id.' }),
@@ -125,9 +126,9 @@ const CheckpointType = builder.objectRef<CheckpointRow>('WorkspaceCheckpoint').i
     }),
     createdAt: t.expose('createdAt', { description: 'When it was made.', type: 'DateTime' }),
     files: t.field({
-      description: 'Every file it records, in path order.',
+      description: 'Every file it records, in path order (for an agent: those its runs see).',
       type: [ManifestEntryType],
-      resolve: (checkpoint, _args, ctx) => ctx.services.workspaces.store.manifest(checkpoint.id),
+      resolve: (checkpoint, _args, ctx) => ctx.services.workspaces.reader.manifest(checkpoint),
     }),
   }),
 });
@@ -148,41 +149,56 @@ const FileDiffType = builder.objectRef<FileDiff>('WorkspaceFileDiff').implement(
   }),
 });
 
-const DiffType = builder.objectRef<WorkspaceDiff>('WorkspaceDiff').implement({
-  description:
-    'What changed between two states of a workspace. A DiffRef content part names its ends in `fromRef` and `toRef`.',
-  fields: (t) => ({
-    from: t.expose('from', {
-      type: CheckpointType,
-      nullable: true,
-      description: 'Null: the empty workspace.',
+const DiffType = builder
+  .objectRef<Omit<WorkspaceDiff, 'from' | 'to'> & { from: CheckpointView | null; to: CheckpointView | null }>(
+    'WorkspaceDiff',
+  )
+  .implement({
+    description:
+      'What changed between two states of a workspace. A DiffRef content part names its ends in `fromRef` and `toRef`.',
+    fields: (t) => ({
+      from: t.expose('from', {
+        type: CheckpointType,
+        nullable: true,
+        description: 'Null: the empty workspace.',
+      }),
+      to: t.expose('to', { type: CheckpointType, nullable: true, description: 'Null: the current files.' }),
+      files: t.expose('files', {
+        description: 'The files that differ, in path order.',
+        type: [FileDiffType],
+      }),
+      unified: t.exposeString('unified', { description: 'The changes as a unified diff (git diff format).' }),
     }),
-    to: t.expose('to', { type: CheckpointType, nullable: true, description: 'Null: the current files.' }),
-    files: t.expose('files', { description: 'The files that differ, in path order.', type: [FileDiffType] }),
-    unified: t.exposeString('unified', { description: 'The changes as a unified diff (git diff format).' }),
-  }),
-});
+  });
 
-const WorkspaceType = builder.objectRef<WorkspaceRow>('Workspace').implement({
+const WorkspaceType = builder.objectRef<WorkspaceView>('Workspace').implement({
   description: 'Files a run works on, stored in the database, with checkpoints of every change.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The workspace id runs name in `workspaceId`.' }),
-    roots: t.expose('roots', {
-      description: 'The root folders and whether tools may write in them.',
+    ownerUserId: t.exposeString('ownerUserId', {
+      description:
+        'The user whose runs may use it; null when it belongs to nobody (only runs without a user use it).',
+      nullable: true,
+    }),
+    roots: t.field({
+      description:
+        'The root folders and whether tools may write in them; for an agent, the folders its runs see.',
       type: [WorkspaceRootType],
+      resolve: (workspace, _args, ctx) => ctx.services.workspaces.reader.roots(workspace),
     }),
     createdAt: t.expose('createdAt', { description: 'When it was first written to.', type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { description: 'When it last changed.', type: 'DateTime' }),
     files: t.field({
       type: [WorkspaceFileType],
-      description: 'Current files in path order, all or those inside the folder `prefix`.',
+      description:
+        'Current files in path order, all or those inside the folder `prefix` (for an agent: those its runs see).',
       args: {
         prefix: t.arg.string({
           description: 'A folder inside the workspace; absent or empty for all files.',
         }),
       },
       resolve: (workspace, args, ctx) =>
-        ctx.services.workspaces.store.files(workspace.id, folderArg(args.prefix)),
+        ctx.services.workspaces.reader.files(workspace, folderArg(args.prefix)),
     }),
     tree: t.field({
       type: [TreeEntryType],
@@ -191,21 +207,21 @@ const WorkspaceType = builder.objectRef<WorkspaceRow>('Workspace').implement({
       args: { prefix: t.arg.string({ description: 'The folder to list; absent or empty for the top.' }) },
       resolve: async (workspace, args, ctx) => {
         const folder = folderArg(args.prefix);
-        return treeLevel(await ctx.services.workspaces.store.files(workspace.id, folder), folder ?? '');
+        return treeLevel(await ctx.services.workspaces.reader.files(workspace, folder), folder ?? '');
       },
     }),
     file: t.field({
       type: FileContentType,
       nullable: true,
       description:
-        'One file with its content, now or at a checkpoint (id or number); null when it does not exist.',
+        'One file with its content, now or at a checkpoint (id or number); null when it does not exist or an agent may not see it.',
       args: {
         path: t.arg.string({ description: 'The file path inside the workspace.', required: true }),
         checkpoint: t.arg.id({ description: 'A checkpoint id or number; absent for the current content.' }),
       },
       resolve: (workspace, args, ctx) =>
-        ctx.services.workspaces.store.fileContent(
-          workspace.id,
+        ctx.services.workspaces.reader.file(
+          workspace,
           args.path,
           args.checkpoint ? String(args.checkpoint) : null,
         ),
@@ -213,7 +229,7 @@ const WorkspaceType = builder.objectRef<WorkspaceRow>('Workspace').implement({
     checkpoints: t.field({
       type: [CheckpointType],
       description: 'Every checkpoint, oldest first.',
-      resolve: (workspace, _args, ctx) => ctx.services.workspaces.store.checkpoints(workspace.id),
+      resolve: (workspace, _args, ctx) => ctx.services.workspaces.reader.checkpoints(workspace),
     }),
     checkpoint: t.field({
       description: 'One checkpoint by id or number; null when there is none.',
@@ -221,7 +237,7 @@ const WorkspaceType = builder.objectRef<WorkspaceRow>('Workspace').implement({
       nullable: true,
       args: { id: t.arg.id({ required: true, description: 'A checkpoint id, or its number.' }) },
       resolve: (workspace, args, ctx) =>
-        ctx.services.workspaces.store.checkpoint(workspace.id, String(args.id)),
+        ctx.services.workspaces.reader.checkpoint(workspace, String(args.id)),
     }),
     diff: t.field({
       type: DiffType,
@@ -234,8 +250,8 @@ const WorkspaceType = builder.objectRef<WorkspaceRow>('Workspace').implement({
         to: t.arg.id({ description: 'The newer checkpoint (id or number); absent for the current files.' }),
       },
       resolve: (workspace, args, ctx) =>
-        ctx.services.workspaces.admin.diff(
-          workspace.id,
+        ctx.services.workspaces.reader.diff(
+          workspace,
           args.from ? String(args.from) : null,
           args.to ? String(args.to) : null,
         ),
@@ -248,9 +264,26 @@ builder.queryFields((t) => ({
     type: WorkspaceType,
     nullable: true,
     description:
-      'A workspace by id (a run names it in `workspaceId`); null until something is written to it. Every role but EXTENSION.',
-    authScopes: scopes.readers,
+      "A workspace by id (a run names it in `workspaceId`); null when there is none or the caller may not read it: people read their users' workspaces, agents their user's that their runs name (and only the files those runs see). Every role but EXTENSION.",
+    authScopes: { ...scopes.readers, host: true },
     args: { id: t.arg.id({ description: 'The workspace id.', required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.workspaces.store.get(String(args.id)),
+    resolve: (_root, args, ctx) => ctx.services.workspaces.reader.get(ctx.principal!, String(args.id)),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  setWorkspaceOwner: t.field({
+    type: WorkspaceType,
+    description:
+      'Gives a workspace to another user (null: to nobody); from then on only runs of that user may name it. ADMIN only.',
+    authScopes: scopes.admin,
+    args: {
+      id: t.arg.id({ description: 'The workspace id.', required: true }),
+      userId: t.arg.string({ description: 'The new owner; null for nobody.' }),
+    },
+    resolve: async (_root, args, ctx) => ({
+      ...(await ctx.services.workspaces.store.setOwner(String(args.id), args.userId ?? null)),
+      access: null,
+    }),
   }),
 }));

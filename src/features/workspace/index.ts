@@ -2,6 +2,7 @@
 export { WorkspaceAdmin } from './admin.js';
 export { workspaceCommands } from './cli.js';
 export { workspaceConfigFrom } from './config-file.js';
+export { WorkspaceReader } from './reader.js';
 export { DEFAULT_WORKSPACE_CONFIG, type WorkspaceConfig } from './rules/config.js';
 export { decodeText } from './rules/content.js';
 export { WorkspaceSessions } from './session.js';

@@ -1,6 +1,8 @@
 import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { ownerUserIdSchema } from '../../calls/resource-access.js';
 import { badInput, notFound } from '../../core/errors.js';
+import { parseInput } from '../../core/parse-input.js';
 import { RecoverableToolError } from '../../core/tool-errors.js';
 import type { Db } from '../../db/client.js';
 import type { Executor, Tx } from '../../db/tx.js';
@@ -147,14 +149,52 @@ export class WorkspaceStore {
     return { ...entry, content: blobs.get(entry.sha256)! };
   }
 
-  /** Creates the workspace on first use with the default roots, then holds its row lock. */
-  async lock(tx: Tx, workspaceId: string): Promise<WorkspaceRow> {
+  /**
+   * Creates the workspace on first use with the default roots (owned by `ownerUserId`), then
+   * holds its row lock. Runs create theirs when they are created (`claim`); this covers imports.
+   */
+  async lock(tx: Tx, workspaceId: string, ownerUserId: string | null = null): Promise<WorkspaceRow> {
     await tx
       .insert(workspaces)
-      .values({ id: workspaceId, roots: [...this.config.defaultRoots] })
+      .values({ id: workspaceId, roots: [...this.config.defaultRoots], ownerUserId })
       .onConflictDoNothing();
     const [row] = await tx.select().from(workspaces).where(eq(workspaces.id, workspaceId)).for('update');
     return row!;
+  }
+
+  /**
+   * The workspace's owner, creating the workspace for `userId` when it does not exist yet: what
+   * a run checks when it names one. The row stays locked until the caller's transaction ends, so
+   * a concurrent claim for another user waits and then sees this owner.
+   */
+  async claim(
+    tx: Tx,
+    workspaceId: string,
+    userId: string | null,
+  ): Promise<{ ownerUserId: string | null; created: boolean }> {
+    const created = await tx
+      .insert(workspaces)
+      .values({ id: workspaceId, roots: [...this.config.defaultRoots], ownerUserId: userId })
+      .onConflictDoNothing()
+      .returning({ id: workspaces.id });
+    const [row] = await tx
+      .select({ ownerUserId: workspaces.ownerUserId })
+      .from(workspaces)
+      .where(eq(workspaces.id, workspaceId))
+      .for('update');
+    return { ownerUserId: row!.ownerUserId, created: created.length > 0 };
+  }
+
+  /** Gives a workspace to another user (null: to nobody); NOT_FOUND when there is none. */
+  async setOwner(workspaceId: string, userId: string | null): Promise<WorkspaceRow> {
+    const ownerUserId = parseInput(ownerUserIdSchema, userId);
+    const [row] = await this.db
+      .update(workspaces)
+      .set({ ownerUserId, updatedAt: new Date() })
+      .where(eq(workspaces.id, workspaceId))
+      .returning();
+    if (!row) throw notFound(`no workspace ${workspaceId}`);
+    return row;
   }
 
   manifestOf(executor: Executor, checkpointId: string): Promise<ManifestEntry[]> {

@@ -205,16 +205,20 @@ builder.queryFields((t) => ({
     type: WorldInfoActivationType,
     nullable: true,
     description:
-      "The run's newest activation, else its chat's newest: what worldinfo.read_activated reads. Every role but EXTENSION.",
-    authScopes: scopes.readers,
+      "The run's newest activation, else its chat's newest: what worldinfo.read_activated reads. A run or chat the caller may not read counts as not given. Every role but EXTENSION.",
+    authScopes: { ...scopes.readers, host: true },
     args: {
       runId: t.arg.id({ description: 'The run whose newest activation to read.' }),
       chatId: t.arg.string({
         description: 'The chat whose newest activation to read when the run has none.',
       }),
     },
-    resolve: (_root, args, ctx) =>
-      ctx.services.worldInfo.latestActivation({ runId: optionalId(args.runId), chatId: args.chatId }),
+    resolve: async (_root, args, ctx) => {
+      const runId = optionalId(args.runId);
+      const run = runId ? await ctx.services.runs.get(runId, ctx.principal!) : null;
+      const chat = args.chatId ? await ctx.services.chats.visible(ctx.principal!, args.chatId) : null;
+      return ctx.services.worldInfo.latestActivation({ runId: run?.id ?? null, chatId: chat?.id ?? null });
+    },
   }),
 }));
 

@@ -1,5 +1,7 @@
+import { eq } from 'drizzle-orm';
 import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
+import { chats } from '../../../src/features/chat/tables.js';
 import { chatJsonl } from '../../support/chat.js';
 import { dbTest as test } from '../../support/fixtures.js';
 import { agent, allow, eventTypes, newRun, resultText, structured } from '../../support/lifecycle.js';
@@ -12,7 +14,8 @@ const padded = (count: number, size = 10) =>
   Array.from({ length: count }, (_, i) => `m${i}`.padEnd(size, '.'));
 
 async function setup(services: Services, texts: string[], chatId: string | null = 'c') {
-  if (chatId) await services.chats.importChat(chatJsonl(texts), { id: chatId, actor: 'test' });
+  if (chatId)
+    await services.chats.importChat(chatJsonl(texts), { id: chatId, ownerUserId: 'u1', actor: 'test' });
   await allow(services, 'chat.*');
   return newRun(services, chatId ? { chatId } : {});
 }
@@ -59,11 +62,10 @@ describe('chat.search through the lifecycle', () => {
     expect((await services.runs.get(run.id))!.status).toBe('RUNNING');
   });
 
-  test('a run whose chat was never imported gets a recoverable chat_not_found error', async ({
-    services,
-  }) => {
-    await allow(services, 'chat.*');
-    const run = await newRun(services, { chatId: 'missing' });
+  test('a run whose chat is gone gets a recoverable chat_not_found error', async ({ services }) => {
+    // createRun refuses a chat that does not exist, so this one is removed behind the run's back.
+    const run = await setup(services, ['a'], 'gone');
+    await services.database.db.delete(chats).where(eq(chats.id, 'gone'));
     const done = await call(services, run.id, 'chat.read_history_tail');
     expect(done.error).toMatchObject({ kind: 'RECOVERABLE', code: 'chat_not_found' });
   });
@@ -187,7 +189,7 @@ describe('chat.read_history_tail and chat.read_history_before through the lifecy
     const cursor = structured(
       await call(services, first.id, 'chat.read_history_tail', { limit: 2 }),
     ).nextCursor;
-    await services.chats.importChat(chatJsonl(padded(30)), { id: 'two', actor: 'test' });
+    await services.chats.importChat(chatJsonl(padded(30)), { id: 'two', ownerUserId: 'u1', actor: 'test' });
     const second = await newRun(services, { chatId: 'two' });
     const done = await call(services, second.id, 'chat.read_history_before', { cursor });
     expect(done.error).toMatchObject({ kind: 'RECOVERABLE', code: 'cursor_from_other_chat' });

@@ -8,7 +8,7 @@ import { workspaceTest as test } from '../../support/fixtures.js';
 import { WORKSPACE, writeFile } from '../../support/workspace.js';
 
 const temp = tempDirs('ats-ws-cli-');
-const cli = (services: Services, words: string[], values: Record<string, string> = {}) =>
+const cli = (services: Services, words: string[], values: Record<string, string | boolean> = {}) =>
   runCommand(workspaceCommands, services, words, values);
 
 /** Every file under `dir`, as workspace paths → content. */
@@ -46,13 +46,14 @@ describe('workspace export and import', () => {
       'output/deep/nested/file.txt': 'deep\n',
       'scratch/日本語.txt': 'unicode name\n',
     });
-    const imported = await cli(services, ['workspace', 'import', dir, 'ws-copy']);
+    const imported = await cli(services, ['workspace', 'import', dir, 'ws-copy'], { user: 'u1' });
     expect(imported).toEqual({
       code: 0,
       out: ['imported 3 files into workspace ws-copy (checkpoint #1)'],
       err: [],
     });
     expect(await contents(services, 'ws-copy')).toEqual(await contents(services, WORKSPACE));
+    expect((await services.workspaces.store.get('ws-copy'))!.ownerUserId).toBe('u1');
     const [checkpoint] = await services.workspaces.store.checkpoints('ws-copy');
     expect(checkpoint).toMatchObject({ reason: 'import', createdBy: 'cli:workspace-import', runId: null });
     const events = await services.journal.read({ limit: 1000 });
@@ -105,7 +106,7 @@ describe('workspace export and import', () => {
     writeFileSync(join(dir, 'top-level.txt'), 'no root');
     symlinkSync(join(outside, 'secret.txt'), join(dir, 'output', 'link.txt'));
     symlinkSync(outside, join(dir, 'output', 'linked-dir'));
-    const result = await cli(services, ['workspace', 'import', dir, 'ws-hostile']);
+    const result = await cli(services, ['workspace', 'import', dir, 'ws-hostile'], { 'no-user': true });
     expect(result.code).toBe(1);
     expect(result.out).toEqual(['imported 2 files into workspace ws-hostile (checkpoint #1)']);
     expect([...result.err].sort()).toEqual(
@@ -133,5 +134,37 @@ describe('workspace export and import', () => {
     await cli(services, ['workspace', 'export', WORKSPACE, dir]);
     expect(readdirSync(parent)).toEqual(['target']);
     expect(existsSync(join(dir, 'output', 'a.md'))).toBe(true);
+  });
+
+  test('import names the owner: without --user or --no-user it is a usage error', async ({ services }) => {
+    await expect(cli(services, ['workspace', 'import', temp(), 'ws-new'])).rejects.toMatchObject({
+      name: 'UsageError',
+      message: 'name the user the workspace belongs to: --user <user-id> (or --no-user)',
+    });
+  });
+
+  test("import for one user into another user's workspace is a CONFLICT and imports nothing", async ({
+    services,
+    run: _claimed,
+  }) => {
+    const dir = temp();
+    mkdirSync(join(dir, 'output'));
+    writeFileSync(join(dir, 'output', 'a.md'), 'a');
+    await expect(
+      cli(services, ['workspace', 'import', dir, WORKSPACE], { user: 'bob' }),
+    ).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: `workspace ${WORKSPACE} belongs to u1, not bob; reassign it first (workspace owner)`,
+    });
+    expect(await services.workspaces.store.files(WORKSPACE)).toEqual([]);
+  });
+
+  test('workspace owner gives a workspace to another user', async ({ services, run: _claimed }) => {
+    expect(await cli(services, ['workspace', 'owner', WORKSPACE], { user: 'bob' })).toEqual({
+      code: 0,
+      out: [`workspace ${WORKSPACE} now belongs to bob`],
+      err: [],
+    });
+    expect((await services.workspaces.store.get(WORKSPACE))!.ownerUserId).toBe('bob');
   });
 });

@@ -164,7 +164,9 @@ describe('workspace files through the tool-call lifecycle', () => {
       message: `path "output/../../etc/passwd" uses '..' to leave the workspace (path_traversal)`,
     });
     expect((await services.runs.get(run.id))!.status).toBe('FAILED');
-    expect(await services.workspaces.store.get(WORKSPACE)).toBeNull();
+    // The workspace exists since createRun claimed it for u1, but holds nothing.
+    expect(await services.workspaces.store.files(WORKSPACE)).toEqual([]);
+    expect(await services.workspaces.store.checkpoints(WORKSPACE)).toEqual([]);
     expect(await eventTypes(services, { runId: run.id })).toEqual([
       'run_started',
       'tool_call_requested',

@@ -102,15 +102,17 @@ describe('workspace over GraphQL', () => {
     });
   });
 
-  test('readers may read a workspace; extensions and anonymous callers may not', async ({
+  test("readers of u1's runs may read u1's workspace; extensions and anonymous callers may not", async ({
     services,
     gql,
     tokens,
     run,
   }) => {
     await writeFile(services, run.id, 'output/a.md', 'a');
+    // An agent reads a workspace through a run its own token created.
+    await gql(`mutation { createRun(input: { workspaceId: "${WORKSPACE}" }) { id } }`, {}, tokens.AGENT);
     const read = `query($id: ID!) { workspace(id: $id) { id } }`;
-    for (const role of ['ADMIN', 'APPROVER', 'AGENT', 'VIEWER'] as const) {
+    for (const role of ['ADMIN', 'HOST', 'APPROVER', 'AGENT', 'VIEWER'] as const) {
       expect((await gql(read, { id: WORKSPACE }, tokens[role])).data).toEqual({
         workspace: { id: WORKSPACE },
       });

@@ -165,7 +165,8 @@ describe('apply_patch', () => {
     });
     expect(failed.error).toMatchObject({ kind: 'RECOVERABLE', code: 'path_not_writable' });
     expect(failed.error!.message).toContain('"inputs/brief.md" is not in a folder you may write');
-    expect(await services.workspaces.store.get(WORKSPACE)).toBeNull();
+    expect(await services.workspaces.store.files(WORKSPACE)).toEqual([]);
+    expect(await services.workspaces.store.checkpoints(WORKSPACE)).toEqual([]);
   });
 
   test('a malformed patch is a recoverable error that says what is wrong', async ({ services, run }) => {

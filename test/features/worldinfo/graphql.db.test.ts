@@ -28,7 +28,10 @@ describe('lorebooks and activations over GraphQL', () => {
     expect(exported.data!.exportLorebook).toEqual(JSON.parse(readFixture(CARD)).data.character_book);
   });
 
-  test('an agent records an activation and reads it back', async ({ gql, tokens }) => {
+  test('an agent records an activation and a viewer of its user reads it back', async ({ gql, tokens }) => {
+    await gql('mutation($input: ImportChatInput!) { importChat(input: $input) { id } }', {
+      input: { jsonl: chatJsonl(['hello']), id: 'c', ownerUserId: 'u1' },
+    });
     const id = (
       await gql(importLorebook, {
         input: { json: readFixture('sillytavern/worlds/Eldoria.json'), name: 'Eldoria' },

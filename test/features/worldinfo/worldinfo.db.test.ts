@@ -13,11 +13,12 @@ const importEldoria = (services: Services) =>
 
 type LorebookRow = Awaited<ReturnType<typeof importEldoria>>;
 
-/** `eldoria`: the Eldoria lorebook imported, and a run on chat c that may call the worldinfo tools. */
+/** `eldoria`: the Eldoria lorebook imported, and a run on u1's chat c that may call the worldinfo tools. */
 const test = dbTest.extend<{ eldoria: { book: LorebookRow; run: RunRow } }>({
   eldoria: async ({ services }, use) => {
     const book = await importEldoria(services);
     await allow(services, 'worldinfo.*');
+    await services.chats.importChat(chatJsonl(['hello']), { id: 'c', ownerUserId: 'u1', actor: 'test' });
     await use({ book, run: await newRun(services, { chatId: 'c' }) });
   },
 });

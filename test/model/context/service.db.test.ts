@@ -37,7 +37,7 @@ async function chatRun(
   texts = ['Hello there.', 'Welcome, traveler.', 'Where are the dragons?'],
 ) {
   await allow(services);
-  await services.chats.importChat(chatJsonl(texts), { id: 'c1', actor: 'test' });
+  await services.chats.importChat(chatJsonl(texts), { id: 'c1', ownerUserId: 'u1', actor: 'test' });
   return newRun(services, { chatId: 'c1', workspaceId: 'ws-ctx' });
 }
 
