@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import type { Services } from '../../src/app/services.js';
 import { schema } from '../../src/graphql/schema.js';
 import type { Yoga } from '../../src/graphql/yoga.js';
-import { readChat } from '../support/chat.js';
+import { readChat, readFixture } from '../support/chat.js';
 import { dbTest, type Gql, type GqlResult } from '../support/fixtures.js';
 import { admin } from '../support/lifecycle.js';
 
@@ -39,6 +39,7 @@ interface World {
   workspaceId: string;
   chatId: string;
   ruleId: string;
+  lorebookId: string;
 }
 
 interface Operation {
@@ -314,10 +315,10 @@ const operations: Operation[] = [
   {
     field: 'computeWorldInfoActivation',
     document:
-      'mutation($chat: String!) { computeWorldInfoActivation(input: { chatId: $chat, lorebookIds: [] }) { chatId } }',
-    variables: (w) => ({ chat: w.chatId }),
+      'mutation($chat: String!, $books: [ID!]!) { computeWorldInfoActivation(input: { chatId: $chat, lorebookIds: $books }) { chatId } }',
+    variables: (w) => ({ chat: w.chatId, books: [w.lorebookId] }),
     sees: noError,
-    expect: withRoles(runCreators, { AGENT_BOB_OTHER: 'HIDDEN' }),
+    expect: runChangers,
   },
   {
     field: 'setPolicyRule',
@@ -491,10 +492,13 @@ async function bobWorld(services: Services, gql: Gql, bobAgent: string): Promise
   const pending = await request('test.echo', { text: `bob ${n}` });
   const done = await request('test.big', { chars: 40_000 + n });
   await gql(
-    'mutation($id: ID!) { recordWorldInfoActivation(input: { runId: $id, entries: [] }) { chatId } }',
-    { id: runId },
+    'mutation($id: ID!, $chat: String) { recordWorldInfoActivation(input: { runId: $id, chatId: $chat, entries: [] }) { chatId } }',
+    { id: runId, chat: chatId },
     bobAgent,
   );
+  const book = await gql('mutation($json: String!) { importLorebook(input: { json: $json }) { id } }', {
+    json: readFixture('sillytavern/worlds/Eldoria.json'),
+  });
   return {
     runId,
     pendingCallId: pending.data!.requestToolCall.id,
@@ -503,6 +507,7 @@ async function bobWorld(services: Services, gql: Gql, bobAgent: string): Promise
     workspaceId,
     chatId,
     ruleId: rule.id,
+    lorebookId: book.data!.importLorebook.id,
   };
 }
 

@@ -1,5 +1,7 @@
 import { actorOf } from '../../core/auth.js';
+import { notFound } from '../../core/errors.js';
 import { builder, scopes } from '../../graphql/builder.js';
+import type { GraphQLContext } from '../../graphql/context.js';
 import { optionalId } from '../../graphql/ids.js';
 import { positionName } from './rules/worldinfo.js';
 import {
@@ -222,6 +224,12 @@ builder.queryFields((t) => ({
   }),
 }));
 
+/** An activation is written only for a run and a chat the caller may read: NOT_FOUND otherwise. */
+async function requireTargets(ctx: GraphQLContext, runId: string | null, chatId: string | null | undefined) {
+  if (runId && !(await ctx.services.runs.get(runId, ctx.principal!))) throw notFound(`no run ${runId}`);
+  if (chatId) await ctx.services.chats.requireVisible(ctx.principal!, chatId);
+}
+
 builder.mutationFields((t) => ({
   importLorebook: t.field({
     type: LorebookType,
@@ -241,7 +249,7 @@ builder.mutationFields((t) => ({
   recordWorldInfoActivation: t.field({
     type: WorldInfoActivationType,
     description:
-      'The host records which entries it put into the prompt of a run or chat (in prompt order). ADMIN and AGENT.',
+      'The host records which entries it put into the prompt of a run or chat (in prompt order). ADMIN, HOST and AGENT.',
     authScopes: scopes.agents,
     args: {
       input: t.arg({
@@ -251,20 +259,22 @@ builder.mutationFields((t) => ({
         validate: { schema: recordActivationInputSchema },
       }),
     },
-    resolve: (_root, args, ctx) =>
-      ctx.services.worldInfo.recordActivation(
+    resolve: async (_root, args, ctx) => {
+      await requireTargets(ctx, optionalId(args.input.runId), args.input.chatId);
+      return ctx.services.worldInfo.recordActivation(
         {
           ...args.input,
           runId: optionalId(args.input.runId),
           entries: args.input.entries.map((entry) => ({ ...entry, lorebookId: String(entry.lorebookId) })),
         },
         actorOf(ctx.principal),
-      ),
+      );
+    },
   }),
   computeWorldInfoActivation: t.field({
     type: WorldInfoActivationType,
     description:
-      "Computes an activation from the chat's newest messages with the books' keys (a documented subset of SillyTavern's scan) and records it. ADMIN and AGENT.",
+      "Computes an activation from the chat's newest messages with the books' keys (a documented subset of SillyTavern's scan) and records it. ADMIN, HOST and AGENT.",
     authScopes: scopes.agents,
     args: {
       input: t.arg({
@@ -274,14 +284,16 @@ builder.mutationFields((t) => ({
         validate: { schema: computeActivationInputSchema },
       }),
     },
-    resolve: (_root, args, ctx) =>
-      ctx.services.worldInfo.computeActivation(
+    resolve: async (_root, args, ctx) => {
+      await requireTargets(ctx, optionalId(args.input.runId), args.input.chatId);
+      return ctx.services.worldInfo.computeActivation(
         {
           ...args.input,
           runId: optionalId(args.input.runId),
           lorebookIds: args.input.lorebookIds.map(String),
         },
         actorOf(ctx.principal),
-      ),
+      );
+    },
   }),
 }));
