@@ -21,6 +21,7 @@ export async function bootstrap(
     dispatcher: { leaseMs: config.leaseMs, defaultTimeoutMs: config.toolTimeoutMs },
     extraTools,
     workspace: config.workspace,
+    tokenCheckMs: config.tokenCheckMs,
   });
   if (config.adminToken) await services.tokens.ensureAdminToken(config.adminToken);
   return services;

@@ -24,6 +24,7 @@ const configSchema = z.object({
     .optional()
     .or(z.literal('').transform(() => undefined)),
   LOG_LEVEL: z.enum(logLevels).default('info'),
+  TOKEN_CHECK_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
   TOOL_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   LEASE_MS: z.coerce.number().int().min(100).default(30_000),
   WORKSPACE_CONFIG: z.string().min(1).optional(),
@@ -36,6 +37,8 @@ export type Config = {
   databaseUrl: string | undefined;
   adminToken: string | undefined;
   logLevel: (typeof logLevels)[number];
+  /** How often each process re-checks the tokens of its open subscriptions (revoked, expired, rotated out). */
+  tokenCheckMs: number;
   /** Timeout of a tool call whose tool and policy set none. */
   toolTimeoutMs: number;
   /** How long a dispatch claim lasts without renewal; a dead process's calls are recovered after it. */
@@ -74,6 +77,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: c.DATABASE_URL,
     adminToken: c.ADMIN_TOKEN,
     logLevel: c.LOG_LEVEL,
+    tokenCheckMs: c.TOKEN_CHECK_INTERVAL_MS,
     toolTimeoutMs: c.TOOL_TIMEOUT_MS,
     leaseMs: c.LEASE_MS,
     workspace: c.WORKSPACE_CONFIG ? readWorkspaceConfig(c.WORKSPACE_CONFIG) : DEFAULT_WORKSPACE_CONFIG,

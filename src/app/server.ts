@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
+import { closeWhenTokenEnds } from '../graphql/token-watch.js';
 import { bearerSecret, createGraphQLHandler, type Yoga } from '../graphql/yoga.js';
 import type { Services } from './services.js';
 
@@ -93,6 +94,8 @@ export function createAppServer(services: Services, options: AppServerOptions = 
           ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization,
         );
         const outcome = secret === null ? null : await services.tokens.authenticate(secret);
+        if (outcome && 'principal' in outcome)
+          closeWhenTokenEnds(services, outcome.principal, ctx.extra.socket);
         return outcome !== null && 'principal' in outcome;
       },
       onSubscribe: async (ctx, _id, params) => {

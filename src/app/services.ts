@@ -28,7 +28,7 @@ import { countTokens } from '../core/tokens.js';
 import type { Database } from '../db/client.js';
 import { ChatService, chatTools } from '../features/chat/index.js';
 import { SkillService, skillTools } from '../features/skill/index.js';
-import { TokenService } from '../features/tokens/index.js';
+import { DEFAULT_TOKEN_CHECK_INTERVAL_MS, TokenService, TokenWatch } from '../features/tokens/index.js';
 import {
   DEFAULT_WORKSPACE_CONFIG,
   WorkspaceAdmin,
@@ -52,6 +52,8 @@ export interface Services {
   registry: RegistryService;
   policy: PolicyService;
   tokens: TokenService;
+  /** Ends this process's subscriptions and sockets of tokens revoked, expired or rotated out. */
+  tokenWatch: TokenWatch;
   runs: RunService;
   /** Per-profile run limits admins set; agents may only tighten them. */
   runDefaults: ProfileRunDefaultsService;
@@ -87,6 +89,8 @@ export interface ServiceOptions {
   bridge?: Partial<BridgeOptions>;
   /** MCP connection timeouts and reconnect back-off. */
   mcp?: Partial<ConnectionOptions>;
+  /** How often open subscriptions' tokens are re-checked (TOKEN_CHECK_INTERVAL_MS). */
+  tokenCheckMs?: number;
 }
 
 /**
@@ -127,8 +131,9 @@ export function createServices(database: Database, logger: Logger, options: Serv
   ]);
 
   const extensionStore = new InvocationStore(db);
-  const tokens = new TokenService(db);
-  const extensionHub = new BridgeHub(database, extensionStore, tokens, logger, {
+  const tokens = new TokenService(db, logger);
+  const tokenWatch = new TokenWatch(tokens, logger, options.tokenCheckMs ?? DEFAULT_TOKEN_CHECK_INTERVAL_MS);
+  const extensionHub = new BridgeHub(database, extensionStore, logger, {
     ...defaultBridgeOptions,
     ...options.bridge,
   });
@@ -164,6 +169,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
     registry,
     policy,
     tokens,
+    tokenWatch,
     runs,
     runDefaults,
     calls,
@@ -189,8 +195,10 @@ export function createServices(database: Database, logger: Logger, options: Serv
       await extensions.start();
       dispatcher.start();
       await mcpConnections.start();
+      tokenWatch.start();
     },
     async stop() {
+      tokenWatch.stop();
       await dispatcher.stop();
       await extensions.stop();
       await mcpConnections.stop();

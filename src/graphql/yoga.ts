@@ -5,6 +5,7 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { GraphQLContext } from './context.js';
 import { maskError } from './errors.js';
 import { schema } from './schema.js';
+import { useTokenWatch } from './token-watch.js';
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, GraphQLContext>;
 
@@ -47,6 +48,7 @@ export function createGraphQLHandler(services: GraphQLContext['services']): Yoga
         maxDirectives: { n: 50 },
         maxTokens: { n: 2000 },
       }),
+      useTokenWatch(),
     ],
     context: async (initial): Promise<GraphQLContext> => {
       const secret = bearerSecret(authorizationOf(initial));

@@ -77,6 +77,17 @@ const operations: Operation[] = [
     document: 'mutation { revokeApiToken(id: "00000000-0000-0000-0000-000000000000") }',
     allowed: ['ADMIN'],
   },
+  {
+    field: 'bindApiToken',
+    document:
+      'mutation { bindApiToken(id: "00000000-0000-0000-0000-000000000000", input: { legacyUnbound: true }) { id } }',
+    allowed: ['ADMIN'],
+  },
+  {
+    field: 'rotateApiToken',
+    document: 'mutation { rotateApiToken(id: "00000000-0000-0000-0000-000000000000") { token } }',
+    allowed: ['ADMIN'],
+  },
   { field: 'mcpServers', document: '{ mcpServers { name } }', allowed: ['ADMIN'] },
   { field: 'mcpServer', document: '{ mcpServer(name: "nope") { name } }', allowed: ['ADMIN'] },
   {
@@ -356,11 +367,12 @@ describe('auth matrix', () => {
   });
 
   test('a revoked token stops working at once', async ({ gql, services }) => {
-    const { secret, token } = await services.tokens.create({ name: 'temp', role: 'VIEWER' });
+    const { secret, token } = await services.tokens.create({ name: 'temp', role: 'VIEWER', users: ['u1'] });
     expect((await gql('{ me { name } }', {}, secret)).data!.me.name).toBe('temp');
     expect((await gql(`mutation { revokeApiToken(id: "${token.id}") }`)).data!.revokeApiToken).toBe(true);
     const res = await gql('{ me { name } }', {}, secret);
     expect(res.errors![0]!.extensions!.code).toBe('UNAUTHENTICATED');
+    expect(res.errors![0]!.message).toBe('authentication failed: this token was revoked');
   });
 });
 
@@ -402,7 +414,7 @@ describe('USER policy layer ownership', () => {
 describe('API tokens', () => {
   test('stores only the hash of a secret', async ({ gql, services }) => {
     const res = await gql(
-      'mutation { createApiToken(input: { name: "ci", role: AGENT }) { token apiToken { id name role } } }',
+      'mutation { createApiToken(input: { name: "ci", role: AGENT, userId: "u1" }) { token apiToken { id name role } } }',
     );
     const { token, apiToken } = res.data!.createApiToken;
     expect(token).toMatch(/^ats_[A-Za-z0-9_-]{43}$/);

@@ -13,6 +13,7 @@ export async function startServices(database: Database, options: ServiceOptions 
     extraTools: testTools,
     dispatcher: { leaseMs: 2_000, pollMs: 100, orphanAfterMs: 1_000, defaultTimeoutMs: 10_000 },
     busPollMs: 200,
+    tokenCheckMs: 200,
     ...options,
   });
   await services.start();

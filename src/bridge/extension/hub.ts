@@ -4,7 +4,6 @@ import { Repeater } from 'graphql-yoga';
 import type { Principal } from '../../core/auth.js';
 import type { Logger } from '../../core/logger.js';
 import type { Database } from '../../db/client.js';
-import type { TokenService } from '../../features/tokens/index.js';
 import type { InvocationRow, InvocationStore } from './invocations.js';
 import { BRIDGE_CHANNEL, type BridgeSignal, parseSignal, signal } from './signals.js';
 import { extensionConnections } from './tables.js';
@@ -25,8 +24,6 @@ interface Connection {
   /** Calls already sent on this connection; kept only while they are pending. */
   delivered: Set<string>;
   push(row: InvocationRow): void;
-  /** Ends the subscription (its token was revoked). */
-  end(): void;
 }
 
 interface Waiter {
@@ -59,7 +56,6 @@ export class BridgeHub {
   constructor(
     private readonly database: Database,
     private readonly store: InvocationStore,
-    private readonly tokens: Pick<TokenService, 'revokedAmong'>,
     private readonly logger: Logger,
     private readonly options: BridgeOptions = defaultBridgeOptions,
   ) {}
@@ -108,7 +104,6 @@ export class BridgeHub {
           connection.delivered.add(row.callId);
           push(row).catch(() => {});
         },
-        end: () => stop(),
       };
       let present = false;
       try {
@@ -234,15 +229,9 @@ export class BridgeHub {
   private async renew(): Promise<void> {
     const ids = [...this.connections.keys()];
     try {
+      // A subscription whose token is revoked or expires is ended by the process's TokenWatch, like
+      // every other; ending it removes its presence row, so its calls fail over at once.
       if (ids.length > 0) {
-        // A token is checked when a subscription starts; one revoked since ends its subscriptions
-        // here, so its client stops receiving invocations and its calls fail over at once.
-        const held = await this.database.db
-          .select({ id: extensionConnections.id, tokenId: extensionConnections.tokenId })
-          .from(extensionConnections)
-          .where(inArray(extensionConnections.id, ids));
-        const revoked = await this.tokens.revokedAmong(held.map((row) => row.tokenId));
-        for (const row of held) if (revoked.has(row.tokenId)) this.connections.get(row.id)?.end();
         await this.database.db
           .update(extensionConnections)
           .set({ expiresAt: sql`now() + ${this.options.connectionLeaseMs} * interval '1 millisecond'` })

@@ -1,10 +1,15 @@
 import { roles } from '../../core/auth.js';
 import { builder, scopes } from '../../graphql/builder.js';
-import { type ApiTokenRow, createTokenInputSchema } from './service.js';
+import {
+  type ApiTokenRow,
+  bindTokenInputSchema,
+  createTokenInputSchema,
+  MAX_ROTATION_OVERLAP_SECONDS,
+} from './service.js';
 
 const RoleEnum = builder.enumType('Role', {
   description:
-    'What a token may do: ADMIN everything; APPROVER read and decide approvals; AGENT create runs and request calls; EXTENSION its own tools only; VIEWER read.',
+    'What a token may do: ADMIN everything; HOST a trusted host runtime acting for many users, naming the user of each run it creates; APPROVER read and decide approvals of the users it is bound to; AGENT create runs for its one user and request calls; EXTENSION its own tools only; VIEWER read what its users may see.',
   values: roles,
 });
 
@@ -17,14 +22,46 @@ const ApiTokenType = builder.objectRef<ApiTokenRow>('ApiToken').implement({
     }),
     role: t.expose('role', { description: 'What requests with this token may do.', type: RoleEnum }),
     userId: t.exposeString('userId', {
-      description: 'The person this token acts for (its USER policy layer); null when unbound.',
+      description: 'AGENT: the one user every run of this token acts for; null for other roles.',
       nullable: true,
+    }),
+    users: t.exposeStringList('users', {
+      description: 'APPROVER and VIEWER: the users (ids or globs) whose runs it sees; empty when allUsers.',
+    }),
+    allUsers: t.exposeBoolean('allUsers', {
+      description: 'APPROVER and VIEWER: an admin granted every user.',
+    }),
+    profiles: t.exposeStringList('profiles', {
+      description: 'AGENT: the profiles (names or globs) its runs may use; empty when its runs name none.',
+    }),
+    planNodes: t.exposeStringList('planNodes', {
+      description: 'AGENT: the plan nodes its runs may name; null when any.',
+      nullable: true,
+    }),
+    legacyUnbound: t.exposeBoolean('legacyUnbound', {
+      description:
+        'A token from before bindings that an admin marked to keep working unbound, as it did (see bindApiToken).',
     }),
     extensionId: t.exposeString('extensionId', {
       description: 'The extension an EXTENSION token speaks for; null for other roles.',
       nullable: true,
     }),
     createdAt: t.expose('createdAt', { description: 'When the token was created.', type: 'DateTime' }),
+    expiresAt: t.expose('expiresAt', {
+      description: 'When the token stops working (its open subscriptions end then); null when never.',
+      type: 'DateTime',
+      nullable: true,
+    }),
+    lastUsedAt: t.expose('lastUsedAt', {
+      description: 'When a request last authenticated with it, to the minute; null when never.',
+      type: 'DateTime',
+      nullable: true,
+    }),
+    rotatedAt: t.expose('rotatedAt', {
+      description: 'When its secret was last replaced by rotateApiToken; null when never.',
+      type: 'DateTime',
+      nullable: true,
+    }),
     revokedAt: t.expose('revokedAt', {
       description: 'When the token was revoked; null while it is valid.',
       type: 'DateTime',
@@ -36,7 +73,7 @@ const ApiTokenType = builder.objectRef<ApiTokenRow>('ApiToken').implement({
 const CreatedApiToken = builder
   .objectRef<{ secret: string; token: ApiTokenRow }>('CreatedApiToken')
   .implement({
-    description: 'A new token and its secret, which is shown only here.',
+    description: 'A new token (or a new secret for one) and its secret, which is shown only here.',
     fields: (t) => ({
       token: t.exposeString('secret', {
         description: 'The secret. It is not stored and cannot be shown again.',
@@ -49,12 +86,43 @@ const CreatedApiToken = builder
   });
 
 const CreateApiTokenInput = builder.inputType('CreateApiTokenInput', {
-  description: 'A token to create.',
+  description: 'A token to create, and whom it acts for.',
   fields: (t) => ({
     name: t.string({ description: 'A label for people; it names the actor in the journal.', required: true }),
     role: t.field({ description: 'What requests with the token may do.', type: RoleEnum, required: true }),
-    userId: t.string({ description: 'The person this token acts for (USER policy layer).' }),
+    userId: t.string({ description: 'Required for AGENT tokens: the one user its runs act for.' }),
+    users: t.stringList({
+      description:
+        'APPROVER and VIEWER: the users (ids or globs) whose runs it sees; this or allUsers is required.',
+    }),
+    allUsers: t.boolean({ description: 'APPROVER and VIEWER: every user.' }),
+    profiles: t.stringList({
+      description: 'AGENT: the profiles (names or globs) its runs may use; none when omitted.',
+    }),
+    planNodes: t.stringList({ description: 'AGENT: the plan nodes its runs may name; any when omitted.' }),
     extensionId: t.string({ description: 'Required for EXTENSION tokens: the extension they speak for.' }),
+    expiresAt: t.field({
+      description: 'When the token stops working (in the future); never when omitted.',
+      type: 'DateTime',
+    }),
+  }),
+});
+
+const BindApiTokenInput = builder.inputType('BindApiTokenInput', {
+  description:
+    "A token's new binding, under the rules of createApiToken. A field given replaces the stored one (null or [] clears it); one left out stays as it is. Binding a token clears legacyUnbound unless legacyUnbound is given.",
+  fields: (t) => ({
+    userId: t.string({ description: 'AGENT: the one user its runs act for.' }),
+    users: t.stringList({
+      description: 'APPROVER and VIEWER: the users (ids or globs) whose runs it sees (clears allUsers).',
+    }),
+    allUsers: t.boolean({ description: 'APPROVER and VIEWER: every user (clears users when true).' }),
+    profiles: t.stringList({ description: 'AGENT: the profiles (names or globs) its runs may use.' }),
+    planNodes: t.stringList({ description: 'AGENT: the plan nodes its runs may name; null for any.' }),
+    legacyUnbound: t.boolean({
+      description:
+        'true: a token from before bindings keeps working unbound, as it did; false: it must be bound to be used.',
+    }),
   }),
 });
 
@@ -88,9 +156,39 @@ builder.mutationFields((t) => ({
     },
     resolve: (_root, args, ctx) => ctx.services.tokens.create(args.input),
   }),
+  bindApiToken: t.field({
+    description:
+      'Changes whom an existing token acts for (or marks a token from before bindings legacy-unbound). NOT_FOUND for an unknown id, CONFLICT for a revoked token. ADMIN only.',
+    type: ApiTokenType,
+    authScopes: scopes.admin,
+    args: {
+      id: t.arg.id({ required: true, description: 'The token to bind.' }),
+      input: t.arg({
+        description: 'The new binding.',
+        type: BindApiTokenInput,
+        required: true,
+        validate: { schema: bindTokenInputSchema },
+      }),
+    },
+    resolve: (_root, args, ctx) => ctx.services.tokens.bind(String(args.id), args.input),
+  }),
+  rotateApiToken: t.field({
+    description: `Gives a token a new secret, returned once; the token keeps its id and bindings. The old secret keeps working for overlapSeconds (at most ${MAX_ROTATION_OVERLAP_SECONDS}), then is refused and what it opened is ended. CONFLICT for a revoked or expired token. ADMIN only.`,
+    type: CreatedApiToken,
+    authScopes: scopes.admin,
+    args: {
+      id: t.arg.id({ required: true, description: 'The token to rotate.' }),
+      overlapSeconds: t.arg.int({
+        description: `How long the old secret keeps working, 0 to ${MAX_ROTATION_OVERLAP_SECONDS} seconds.`,
+        defaultValue: 300,
+      }),
+    },
+    resolve: (_root, args, ctx) =>
+      ctx.services.tokens.rotate(String(args.id), { overlapSeconds: args.overlapSeconds ?? 300 }),
+  }),
   revokeApiToken: t.boolean({
     description:
-      'Revokes a token at once (revoking it again is a no-op); true when done, NOT_FOUND for an unknown id. ADMIN only.',
+      'Revokes a token at once (revoking it again is a no-op): it is refused from then on and its open subscriptions end within seconds on every process. True when done, NOT_FOUND for an unknown id. ADMIN only.',
     authScopes: scopes.admin,
     args: { id: t.arg.id({ required: true, description: 'The token to revoke.' }) },
     resolve: (_root, args, ctx) => ctx.services.tokens.revoke(String(args.id)),

@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, inArray, isNotNull, isNull, or } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { BINDING_PATTERN, bindingProblem } from '../../core/access.js';
 import { type Principal, roles } from '../../core/auth.js';
-import { notFound } from '../../core/errors.js';
+import { badInput, conflict, notFound } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
 import { parseInput } from '../../core/parse-input.js';
 import type { Db } from '../../db/client.js';
 import { apiTokens } from './tables.js';
@@ -13,11 +14,50 @@ const pattern = z
   .regex(BINDING_PATTERN, 'must be an id or glob of A-Z a-z 0-9 _ . @ : - * ? (at most 200 characters)');
 const patterns = z.array(pattern).max(100);
 
+const userIdField = z.string().trim().min(1).max(200).regex(BINDING_PATTERN);
+
+/** What a token is bound to; the same rules hold when it is created and when an admin rebinds it. */
+interface Binding {
+  role: (typeof roles)[number];
+  userId?: string | null;
+  users?: readonly string[] | null;
+  allUsers?: boolean | null;
+  profiles?: readonly string[] | null;
+  planNodes?: readonly string[] | null;
+  extensionId?: string | null;
+  /** A legacy-unbound token need not name its user(s); it must still not carry another role's bindings. */
+  legacyUnbound?: boolean | null;
+}
+
+function checkBinding(input: Binding, problem: (path: string, message: string) => void): void {
+  const person = input.role === 'APPROVER' || input.role === 'VIEWER';
+  const required = !input.legacyUnbound;
+  if (input.role === 'EXTENSION' && !input.extensionId)
+    problem('extensionId', 'an EXTENSION token must name its extension');
+  if (input.role !== 'EXTENSION' && input.extensionId)
+    problem('extensionId', 'only EXTENSION tokens name an extension');
+  if (input.role === 'AGENT' && input.userId && (input.userId.includes('*') || input.userId.includes('?')))
+    problem('userId', 'an AGENT token must name the one user its runs act for');
+  if (input.role === 'AGENT' && required && !input.userId)
+    problem('userId', 'an AGENT token must name the one user its runs act for');
+  if (input.role !== 'AGENT' && input.userId)
+    problem('userId', 'only AGENT tokens act for one user; APPROVER and VIEWER tokens name `users`');
+  if (input.role !== 'AGENT' && (input.profiles?.length || input.planNodes))
+    problem('profiles', 'only AGENT tokens are bound to profiles and plan nodes');
+  if (!person && (input.users?.length || input.allUsers))
+    problem('users', 'only APPROVER and VIEWER tokens are bound to users');
+  if (input.users?.includes('*'))
+    problem('users', 'grant every user with allUsers: true, not the pattern `*`');
+  if (person && required && !input.allUsers && !input.users?.length)
+    problem('users', `an ${input.role} token must name the users it is for (or allUsers: true)`);
+  if (input.allUsers && input.users?.length) problem('users', 'allUsers: true names no users besides');
+}
+
 export const createTokenInputSchema = z
   .object({
     name: z.string().trim().min(1).max(100),
     role: z.enum(roles),
-    userId: z.string().trim().min(1).max(200).regex(BINDING_PATTERN).nullish(),
+    userId: userIdField.nullish(),
     users: patterns.nullish(),
     allUsers: z.boolean().nullish(),
     profiles: patterns.nullish(),
@@ -34,33 +74,61 @@ export const createTokenInputSchema = z
   .superRefine((input, ctx) => {
     const problem = (path: string, message: string) =>
       ctx.addIssue({ code: 'custom', path: [path], message });
-    const person = input.role === 'APPROVER' || input.role === 'VIEWER';
-    if (input.role === 'EXTENSION' && !input.extensionId)
-      problem('extensionId', 'an EXTENSION token must name its extension');
-    if (input.role !== 'EXTENSION' && input.extensionId)
-      problem('extensionId', 'only EXTENSION tokens name an extension');
-    if (input.role === 'AGENT' && (!input.userId || input.userId.includes('*') || input.userId.includes('?')))
-      problem('userId', 'an AGENT token must name the one user its runs act for');
-    if (input.role !== 'AGENT' && input.userId)
-      problem('userId', 'only AGENT tokens act for one user; APPROVER and VIEWER tokens name `users`');
-    if (input.role !== 'AGENT' && (input.profiles || input.planNodes))
-      problem('profiles', 'only AGENT tokens are bound to profiles and plan nodes');
-    if (!person && (input.users || input.allUsers))
-      problem('users', 'only APPROVER and VIEWER tokens are bound to users');
-    if (input.users?.includes('*'))
-      problem('users', 'grant every user with allUsers: true, not the pattern `*`');
-    if (person && !input.allUsers && !input.users?.length)
-      problem(
-        'users',
-        `${input.role === 'APPROVER' ? 'an' : 'a'} ${input.role} token must name the users it is for (or allUsers: true)`,
-      );
-    if (input.allUsers && input.users?.length) problem('users', 'allUsers: true names no users besides');
+    checkBinding({ ...input, legacyUnbound: false }, problem);
     if (input.expiresAt && input.expiresAt.getTime() <= Date.now())
       problem('expiresAt', 'must be in the future');
   });
 export type CreateTokenInput = z.input<typeof createTokenInputSchema>;
 
+/** A new binding for an existing token: a field given replaces the stored one (null or [] clears it); one left out stays. */
+export const bindTokenInputSchema = z.object({
+  userId: userIdField.nullish(),
+  users: patterns.nullish(),
+  allUsers: z.boolean().nullish(),
+  profiles: patterns.nullish(),
+  planNodes: patterns.nullish(),
+  legacyUnbound: z.boolean().nullish(),
+});
+export type BindTokenInput = z.input<typeof bindTokenInputSchema>;
+
+/** The longest a rotated-out secret keeps working: long enough to roll a deployment, short enough to matter. */
+export const MAX_ROTATION_OVERLAP_SECONDS = 3600;
+export const rotateTokenInputSchema = z.object({
+  overlapSeconds: z.number().int().min(0).max(MAX_ROTATION_OVERLAP_SECONDS).default(300),
+});
+
+/** What a watcher of long-lived connections needs to know of a token to tell whether they must end. */
+export interface TokenLifecycle {
+  id: string;
+  tokenHash: string;
+  revokedAt: Date | null;
+  expiresAt: Date | null;
+  previousTokenHash: string | null;
+  previousValidUntil: Date | null;
+}
+
+/** Why a connection authenticated with the secret of this hash must end now, or null while it may go on. */
+export function lifecycleEnd(
+  state: TokenLifecycle | undefined,
+  secretHash: string | undefined,
+  now = new Date(),
+): string | null {
+  if (!state || state.revokedAt) return 'token revoked';
+  if (state.expiresAt && state.expiresAt <= now) return 'token expired';
+  if (secretHash === undefined || secretHash === state.tokenHash) return null;
+  if (secretHash === state.previousTokenHash && state.previousValidUntil && state.previousValidUntil > now)
+    return null;
+  return 'token secret rotated out';
+}
+
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
+
+/**
+ * The hash of the secret each principal was authenticated with, so that a connection made with a
+ * rotated-out secret can be ended when its overlap does; held weakly, it goes with the principal.
+ */
+const secretHashes = new WeakMap<Principal, string>();
+export const secretHashOf = (principal: Principal): string | undefined => secretHashes.get(principal);
 
 const hashSecret = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
 const newSecret = () => `ats_${randomBytes(32).toString('base64url')}`;
@@ -79,11 +147,19 @@ function principalOf(row: ApiTokenRow): Principal {
   };
 }
 
+/** lastUsedAt is kept to the minute: finer would make every request a write. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
 /** A secret that matches a token, or why the token it matches cannot be used now. */
 export type Authentication = { principal: Principal } | { refused: string };
 
+const NOT_FOUND = (id: string) => notFound(`no API token ${id}`);
+
 export class TokenService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly logger?: Logger,
+  ) {}
 
   /** Returns the secret once; only its hash is stored. */
   async create(raw: CreateTokenInput | unknown): Promise<{ secret: string; token: ApiTokenRow }> {
@@ -128,29 +204,124 @@ export class TokenService {
     const problem = bindingProblem(principal);
     if (problem)
       return { refused: `${problem}: an admin must bind it (token bind) or mark it legacy-unbound` };
+    secretHashes.set(principal, hash);
+    if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS)
+      void this.touch(row.id);
     return { principal };
   }
 
-  /** Which of these tokens have been revoked, for holders of long-lived connections. */
-  async revokedAmong(ids: readonly string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
+  /**
+   * Records a use at most once a minute per token, so that authenticating stays a read. Not awaited
+   * by the request: a failure here must not refuse a valid token, so it is only logged.
+   */
+  private async touch(id: string): Promise<void> {
+    try {
+      await this.db
+        .update(apiTokens)
+        .set({ lastUsedAt: sql`now()` })
+        .where(
+          and(
+            eq(apiTokens.id, id),
+            or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, sql`now() - interval '1 minute'`)),
+          ),
+        );
+    } catch (error) {
+      this.logger?.warn({ err: error, tokenId: id }, 'recording when a token was last used failed');
+    }
+  }
+
+  /** One query for any number of tokens: what decides whether their connections may go on; undefined for a token no longer stored. */
+  async lifecycleOf(ids: readonly string[]): Promise<Map<string, TokenLifecycle | undefined>> {
+    const unique = [...new Set(ids)].filter((id) => z.uuid().safeParse(id).success);
+    const states = new Map<string, TokenLifecycle | undefined>(unique.map((id) => [id, undefined]));
+    if (unique.length === 0) return states;
     const rows = await this.db
-      .select({ id: apiTokens.id })
+      .select({
+        id: apiTokens.id,
+        tokenHash: apiTokens.tokenHash,
+        revokedAt: apiTokens.revokedAt,
+        expiresAt: apiTokens.expiresAt,
+        previousTokenHash: apiTokens.previousTokenHash,
+        previousValidUntil: apiTokens.previousValidUntil,
+      })
       .from(apiTokens)
-      .where(and(inArray(apiTokens.id, [...new Set(ids)]), isNotNull(apiTokens.revokedAt)));
-    return new Set(rows.map((row) => row.id));
+      .where(inArray(apiTokens.id, unique));
+    for (const row of rows) states.set(row.id, row);
+    return states;
   }
 
   async revoke(id: string): Promise<boolean> {
-    if (!z.uuid().safeParse(id).success) throw notFound(`no API token ${id}`);
-    const [row] = await this.db.select().from(apiTokens).where(eq(apiTokens.id, id)).limit(1);
-    if (!row) throw notFound(`no API token ${id}`);
+    const row = await this.existing(id);
     if (!row.revokedAt)
       await this.db.update(apiTokens).set({ revokedAt: new Date() }).where(eq(apiTokens.id, id));
     return true;
   }
 
+  /**
+   * Rebinds a token under the rules of creation. Binding it (any binding field given) clears
+   * legacyUnbound unless the input sets it; granting allUsers drops named users and vice versa.
+   */
+  async bind(id: string, raw: BindTokenInput | unknown): Promise<ApiTokenRow> {
+    const input = parseInput(bindTokenInputSchema, raw);
+    const row = await this.existing(id);
+    if (row.revokedAt) throw conflict(`API token ${id} is revoked; create a new one`);
+    const given = <K extends keyof typeof input>(key: K) => input[key] !== undefined;
+    const binds = (['userId', 'users', 'allUsers', 'profiles', 'planNodes'] as const).some(given);
+    const next = {
+      userId: given('userId') ? (input.userId ?? null) : row.userId,
+      users: given('users') ? (input.users ?? []) : given('allUsers') && input.allUsers ? [] : row.users,
+      allUsers: given('allUsers') ? (input.allUsers ?? false) : input.users?.length ? false : row.allUsers,
+      profiles: given('profiles') ? (input.profiles ?? []) : row.profiles,
+      planNodes: given('planNodes') ? (input.planNodes ?? null) : row.planNodes,
+      legacyUnbound: input.legacyUnbound ?? (binds ? false : row.legacyUnbound),
+    };
+    const problems: string[] = [];
+    checkBinding({ ...next, role: row.role, extensionId: row.extensionId }, (path, message) =>
+      problems.push(`input.${path}: ${message}`),
+    );
+    if (problems.length > 0) throw badInput(problems.join('; '));
+    const [updated] = await this.db.update(apiTokens).set(next).where(eq(apiTokens.id, id)).returning();
+    return updated!;
+  }
+
+  /**
+   * A new secret for the same token id (same bindings, same journal actor). The previous secret
+   * keeps working for `overlapSeconds`, so that the holder can switch without a gap; a secret
+   * rotated out before that is refused at once.
+   */
+  async rotate(
+    id: string,
+    raw: z.input<typeof rotateTokenInputSchema> | unknown = {},
+    now = new Date(),
+  ): Promise<{ secret: string; token: ApiTokenRow }> {
+    const { overlapSeconds } = parseInput(rotateTokenInputSchema, raw ?? {});
+    const row = await this.existing(id);
+    if (row.revokedAt) throw conflict(`API token ${id} is revoked; create a new one`);
+    if (row.expiresAt && row.expiresAt <= now)
+      throw conflict(`API token ${id} has expired; create a new one`);
+    const secret = newSecret();
+    const [updated] = await this.db
+      .update(apiTokens)
+      .set({
+        tokenHash: hashSecret(secret),
+        previousTokenHash: row.tokenHash,
+        previousValidUntil: new Date(now.getTime() + overlapSeconds * 1000),
+        rotatedAt: now,
+      })
+      .where(eq(apiTokens.id, id))
+      .returning();
+    return { secret, token: updated! };
+  }
+
+  private async existing(id: string): Promise<ApiTokenRow> {
+    if (!z.uuid().safeParse(id).success) throw NOT_FOUND(id);
+    const row = await this.get(id);
+    if (!row) throw NOT_FOUND(id);
+    return row;
+  }
+
   async get(id: string): Promise<ApiTokenRow | null> {
+    if (!z.uuid().safeParse(id).success) return null;
     const [row] = await this.db.select().from(apiTokens).where(eq(apiTokens.id, id)).limit(1);
     return row ?? null;
   }
