@@ -6,6 +6,7 @@ import {
   type WorkspaceConfig,
   workspaceConfigFrom,
 } from '../features/workspace/index.js';
+import type { TransportLimits } from '../graphql/rate-limits.js';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -28,7 +29,37 @@ const configSchema = z.object({
   TOOL_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   LEASE_MS: z.coerce.number().int().min(100).default(30_000),
   WORKSPACE_CONFIG: z.string().min(1).optional(),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
+  RATE_LIMIT_BURST: z.coerce.number().int().positive().default(100),
+  MAX_SUBSCRIPTIONS_PER_TOKEN: z.coerce.number().int().min(0).default(50),
+  ALLOWED_ORIGINS: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter((origin) => origin !== ''),
+    )
+    .pipe(
+      z.array(
+        z.string().refine(isOrigin, {
+          error: (issue) =>
+            `${String(issue.input)} is not an origin: write scheme://host[:port], with no path or trailing slash`,
+        }),
+      ),
+    ),
 });
+
+/** Exactly what a browser sends as Origin: `https://dash.example` or `http://localhost:5173`; `*` is no origin. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
 
 export type Config = {
   port: number;
@@ -45,6 +76,10 @@ export type Config = {
   leaseMs: number;
   /** Workspace roots and per-profile narrowing, from the WORKSPACE_CONFIG JSON file. */
   workspace: WorkspaceConfig;
+  /** Per token, per process: request rate and open subscriptions. */
+  limits: TransportLimits;
+  /** Origins whose pages may call the API (CORS, WebSocket upgrades); empty = same origin only. */
+  allowedOrigins: string[];
 };
 
 export class ConfigError extends Error {
@@ -81,5 +116,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     toolTimeoutMs: c.TOOL_TIMEOUT_MS,
     leaseMs: c.LEASE_MS,
     workspace: c.WORKSPACE_CONFIG ? readWorkspaceConfig(c.WORKSPACE_CONFIG) : DEFAULT_WORKSPACE_CONFIG,
+    limits: {
+      requestsPerMinute: c.RATE_LIMIT_PER_MINUTE,
+      burst: c.RATE_LIMIT_BURST,
+      subscriptionsPerToken: c.MAX_SUBSCRIPTIONS_PER_TOKEN,
+    },
+    allowedOrigins: c.ALLOWED_ORIGINS,
   };
 }

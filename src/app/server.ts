@@ -5,7 +5,13 @@ import type { ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { closeWhenTokenEnds } from '../graphql/token-watch.js';
-import { bearerSecret, createGraphQLHandler, type Yoga } from '../graphql/yoga.js';
+import {
+  bearerSecret,
+  connectionAuthorization,
+  createGraphQLHandler,
+  type GraphQLHandlerOptions,
+  type Yoga,
+} from '../graphql/yoga.js';
 import type { Services } from './services.js';
 
 export interface AppServer {
@@ -15,13 +21,33 @@ export interface AppServer {
   close(): Promise<void>;
 }
 
-export interface AppServerOptions {
+/** Limits and allowed origins come from the configuration (startApp); tests leave them out. */
+export interface AppServerOptions extends GraphQLHandlerOptions {
   maxBodyBytes?: number;
 }
 
 type EnvelopedArgs = ExecutionArgs & {
   rootValue: { execute: (a: ExecutionArgs) => unknown; subscribe: (a: ExecutionArgs) => unknown };
 };
+
+/**
+ * Browsers do not apply CORS to WebSockets, so the upgrade checks the origin itself, by the same
+ * rule: a page of this server or of an allowed origin may open a socket; a client that is not a
+ * browser sends no Origin and is not asked.
+ */
+function socketOriginAllowed(
+  origin: string | undefined,
+  host: string | undefined,
+  allowed: readonly string[],
+) {
+  if (!origin) return true;
+  if (allowed.includes(origin)) return true;
+  try {
+    return new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}
 
 async function health(services: Services, res: ServerResponse): Promise<void> {
   try {
@@ -68,7 +94,7 @@ function refuseBody(
 
 export function createAppServer(services: Services, options: AppServerOptions = {}): AppServer {
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
-  const yoga = createGraphQLHandler(services);
+  const yoga = createGraphQLHandler(services, options);
   const http = createServer((req, res) => {
     if (req.url === '/health' && req.method === 'GET') {
       void health(services, res);
@@ -83,20 +109,33 @@ export function createAppServer(services: Services, options: AppServerOptions = 
   });
 
   // The same bound as an HTTP body: an extension answering over graphql-ws sends no more than over POST.
-  const wss = new WebSocketServer({ server: http, path: yoga.graphqlEndpoint, maxPayload: maxBodyBytes });
+  const wss = new WebSocketServer({
+    server: http,
+    path: yoga.graphqlEndpoint,
+    maxPayload: maxBodyBytes,
+    verifyClient: ({ origin, req }: { origin: string | undefined; req: IncomingMessage }) =>
+      socketOriginAllowed(origin, req.headers.host, options.allowedOrigins ?? []),
+  });
   const wsServer = useServer(
     {
       execute: (args) => (args as EnvelopedArgs).rootValue.execute(args) as never,
       subscribe: (args) => (args as EnvelopedArgs).rootValue.subscribe(args) as never,
-      // The token is checked once, at connection_init; a connection without a valid one is closed (4403).
+      // A connection_init without a token connects: GraphiQL sends an empty one and its Headers tab
+      // with each operation (extensions.headers), which authenticates that operation on its own. A
+      // token that is sent must work, or the socket is closed (4403) saying why.
       onConnect: async (ctx) => {
-        const secret = bearerSecret(
-          ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization,
-        );
+        const authorization = connectionAuthorization(ctx.connectionParams);
+        if (authorization === undefined) return true;
+        const secret = bearerSecret(authorization);
         const outcome = secret === null ? null : await services.tokens.authenticate(secret);
-        if (outcome && 'principal' in outcome)
+        if (outcome && 'principal' in outcome) {
           closeWhenTokenEnds(services, outcome.principal, ctx.extra.socket);
-        return outcome !== null && 'principal' in outcome;
+          return true;
+        }
+        const reason = outcome === null ? 'the token is not valid' : outcome.refused;
+        // A close reason may hold at most 123 bytes; graphql-ws's own "Forbidden" close then does nothing.
+        ctx.extra.socket.close(4403, Buffer.from(reason).subarray(0, 123).toString());
+        return false;
       },
       onSubscribe: async (ctx, _id, params) => {
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({

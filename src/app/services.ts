@@ -15,6 +15,7 @@ import {
   McpExecutor,
   McpServerService,
 } from '../bridge/mcp/index.js';
+import { ToolAvailability } from '../calls/availability.js';
 import { BuiltInExecutor } from '../calls/built-in-executor.js';
 import { Dispatcher, type DispatcherOptions, defaultDispatcherOptions } from '../calls/dispatcher.js';
 import { PolicyService } from '../calls/policy-service.js';
@@ -99,8 +100,6 @@ export interface ServiceOptions {
  */
 export function createServices(database: Database, logger: Logger, options: ServiceOptions = {}): Services {
   const db = database.db;
-  const registry = new RegistryService(db);
-  const policy = new PolicyService(db, registry);
   const bus = new JournalBus(database, logger, options.busPollMs);
 
   const workspaceConfig = options.workspace ?? DEFAULT_WORKSPACE_CONFIG;
@@ -119,7 +118,6 @@ export function createServices(database: Database, logger: Logger, options: Serv
     claimWorkspace: (tx, workspaceId, userId) => workspaceStore.claim(tx, workspaceId, userId),
     chatOwner: (tx, chatId) => chats.owner(tx, chatId),
   });
-  const calls = new ToolCallService(db, runs, registry, policy);
   const skills = new SkillService(db);
   const worldInfo = new WorldInfoService(db, chats);
   const builtIns = new BuiltInExecutor([
@@ -151,16 +149,21 @@ export function createServices(database: Database, logger: Logger, options: Serv
   });
   mcpServers.onChange((name) => mcpConnections.reconcile(name));
 
-  const dispatcher = new Dispatcher(
-    db,
-    calls,
-    runs,
-    registry,
-    [builtIns, extensions.executor, ...(options.executors ?? []), new McpExecutor(mcpConnections)],
-    bus,
-    logger,
-    { ...defaultDispatcherOptions, ...options.dispatcher },
-  );
+  // One list of executors: the dispatcher runs calls on them, and policy offers only tools one of them can run now.
+  const executors = [
+    builtIns,
+    extensions.executor,
+    ...(options.executors ?? []),
+    new McpExecutor(mcpConnections),
+  ];
+  const availability = new ToolAvailability(executors);
+  const registry = new RegistryService(db, availability);
+  const policy = new PolicyService(db, registry, availability);
+  const calls = new ToolCallService(db, runs, registry, policy);
+  const dispatcher = new Dispatcher(db, calls, runs, registry, executors, bus, logger, {
+    ...defaultDispatcherOptions,
+    ...options.dispatcher,
+  });
   calls.onDispatch((callId) => dispatcher.dispatch(callId));
   const context = new ContextService(db, runs, chats, worldInfo, workspaces);
   return {

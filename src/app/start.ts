@@ -16,7 +16,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   // Only the server mints the first admin token: it is the one place where the secret is shown.
   const adminSecret = await services.tokens.bootstrapAdmin();
   await services.start();
-  const server = createAppServer(services);
+  const server = createAppServer(services, { limits: config.limits, allowedOrigins: config.allowedOrigins });
   const address = await server.listen(config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${address.address}]` : config.host}:${address.port}/graphql`;
   logger.info({ url, port: address.port }, 'listening');

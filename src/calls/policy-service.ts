@@ -4,16 +4,23 @@ import { coversUser } from '../core/access.js';
 import { actorOf, type Principal } from '../core/auth.js';
 import { forbidden, notFound } from '../core/errors.js';
 import { parseInput } from '../core/parse-input.js';
-import { type EffectiveTool, type PolicyContext, type RunUsage, resolvePolicy } from '../core/policy.js';
+import {
+  type EffectiveTool,
+  type PolicyCaller,
+  type PolicyContext,
+  type RunUsage,
+  resolvePolicy,
+} from '../core/policy.js';
 import {
   type PolicyLayer,
   type PolicyRule,
   type PolicyRuleInput,
   policyRuleInputSchema,
 } from '../core/policy-rule.js';
-import { normalizeBudget } from '../core/tool-spec.js';
+import { normalizeBudget, type ToolSpec } from '../core/tool-spec.js';
 import type { Db } from '../db/client.js';
 import type { Executor } from '../db/tx.js';
+import type { ToolAvailability } from './availability.js';
 import type { RegistryService } from './registry-service.js';
 import { policyRules } from './tables.js';
 
@@ -45,6 +52,7 @@ export class PolicyService {
   constructor(
     private readonly db: Db,
     private readonly registry: RegistryService,
+    private readonly availability: ToolAvailability,
   ) {}
 
   async list(filter: { layer?: PolicyLayer | null; scopeId?: string | null }): Promise<PolicyRule[]> {
@@ -120,8 +128,28 @@ export class PolicyService {
     return rows.map(ruleOf);
   }
 
+  /** What the model of a run with this context is offered (and why each other tool is not). */
   async effectiveTools(context: PolicyContext, usage?: RunUsage): Promise<EffectiveTool[]> {
     const [tools, rules] = await Promise.all([this.registry.all(), this.rulesFor(context)]);
-    return resolvePolicy(tools, rules, context, usage);
+    const availability = await this.availability.of(tools);
+    return resolvePolicy(tools, rules, context, usage, { availability });
+  }
+
+  /**
+   * One tool for one call, resolved exactly as `effectiveTools` resolves it, for the caller making
+   * the call: the one policy path every request (the model's or a person's) goes through.
+   */
+  async viewFor(
+    spec: ToolSpec,
+    context: PolicyContext,
+    usage: RunUsage,
+    caller: PolicyCaller,
+    db: Executor = this.db,
+  ): Promise<EffectiveTool> {
+    const [rules, availability] = await Promise.all([
+      this.rulesFor(context, db),
+      this.availability.of([spec]),
+    ]);
+    return resolvePolicy([spec], rules, context, usage, { availability, caller })[0]!;
   }
 }

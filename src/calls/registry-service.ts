@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, lt, type SQL } from 'drizzle-orm';
-import { conflict, notFound } from '../core/errors.js';
+import { badInput, conflict, notFound } from '../core/errors.js';
 import { parseInput } from '../core/parse-input.js';
 import {
   applyToolUpdate,
@@ -12,6 +12,7 @@ import {
 } from '../core/tool-input.js';
 import type { ToolSource, ToolSpec } from '../core/tool-spec.js';
 import type { Db } from '../db/client.js';
+import type { ToolAvailability } from './availability.js';
 import { tools } from './tables.js';
 
 type ToolRow = typeof tools.$inferSelect;
@@ -44,8 +45,23 @@ export interface ToolPage {
   inverted: boolean;
 }
 
+/**
+ * Who owns a registered name inside its source's namespace (`mcp.<server>.…`, `ext.<extensionId>.…`):
+ * the server's listing or the extension's own registration then adopts the row instead of
+ * refusing it as taken.
+ */
+function namespaceOwner(spec: ToolSpec): string | null {
+  const match = /^(?:mcp|ext)\.([^.]+)\./.exec(spec.name);
+  const prefix = spec.source === 'MCP' ? 'mcp.' : spec.source === 'EXTENSION' ? 'ext.' : null;
+  return match && prefix && spec.name.startsWith(prefix) ? match[1]! : null;
+}
+
 export class RegistryService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** Without it (tools for tests only), registration does not check for an executor. */
+    private readonly availability: ToolAvailability | null = null,
+  ) {}
 
   async get(name: string): Promise<ToolSpec | null> {
     const [row] = await this.db.select().from(tools).where(eq(tools.name, name)).limit(1);
@@ -77,13 +93,26 @@ export class RegistryService {
     return rows.map(specOf);
   }
 
-  /** Registers a new tool or replaces a registered one; BUILT_IN tools are never replaced. */
-  async register(raw: RegisterToolInput | unknown, owner: string | null = null): Promise<ToolSpec> {
+  /**
+   * Registers a new tool or replaces a registered one; BUILT_IN tools are never replaced. A tool
+   * no executor could ever run (any SKILL tool, an MCP name outside a configured server's
+   * namespace, an EXTENSION name outside `ext.<extensionId>.`) is refused: it would only ever
+   * fail. What remains is declaring a tool of a configured MCP server or of an extension ahead of
+   * its listing (to govern it first); the server or extension then owns and fills the row.
+   */
+  async register(raw: RegisterToolInput | unknown): Promise<ToolSpec> {
     const spec = specFromRegistration(parseInput(registerToolInputSchema, raw));
     const existing = await this.get(spec.name);
     if (existing?.source === 'BUILT_IN')
       throw conflict(`tool ${spec.name} is BUILT_IN and cannot be replaced`);
-    const values = rowValues({ ...spec, enabled: existing?.enabled ?? true }, owner);
+    const unavailable = this.availability ? (await this.availability.of([spec])).get(spec.name) : null;
+    if (unavailable?.code === 'tool_unavailable') {
+      const why = unavailable.reason.replace(/^no executor for it: /, '');
+      throw badInput(`input.source: no executor could run ${spec.source} tool ${spec.name}: ${why}`, {
+        field: 'source',
+      });
+    }
+    const values = rowValues({ ...spec, enabled: existing?.enabled ?? true }, namespaceOwner(spec));
     const [row] = await this.db
       .insert(tools)
       .values(values)

@@ -1,4 +1,5 @@
 import type { NewJournalEvent } from '../core/journal-event.js';
+import type { Unavailability } from '../core/policy.js';
 import type { ContentPart, ToolUsage } from '../core/tool-result.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { Tx } from '../db/tx.js';
@@ -66,6 +67,12 @@ export interface ToolOutput {
 
 export interface ToolExecutor {
   canExecute(spec: ToolSpec): boolean;
+  /**
+   * Of the tools this executor runs, the ones that cannot run now anywhere (their MCP server or
+   * extension not connected to any process), with why; the rest are left out. Without it, every
+   * tool it can execute counts as runnable.
+   */
+  unavailable?(specs: readonly ToolSpec[]): Promise<ReadonlyMap<string, Unavailability>>;
   execute(invocation: Invocation): Promise<ToolOutput>;
 }
 

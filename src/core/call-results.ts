@@ -83,3 +83,14 @@ export const noExecutor = (name: string): BuiltInToolError => ({
   code: 'tool_unavailable',
   message: `The tool ${name} cannot be run right now (no executor is available for it).`,
 });
+
+/** A tool policy allows that cannot run now: refused before it is queued or dispatched. */
+export const toolCannotRun = (
+  name: string,
+  code: 'tool_unavailable' | 'mcp_not_connected' | 'extension_not_connected',
+  reason: string,
+): BuiltInToolError => ({
+  kind: 'RECOVERABLE',
+  code,
+  message: `The tool ${name} cannot run now: ${reason}. Continue without it or try again later.`,
+});

@@ -16,10 +16,39 @@ export interface RunUsage {
   callsByTool: ReadonlyMap<string, number>;
 }
 
+/**
+ * Who makes the call. The model (and every agent or host asking on its behalf) never sees a
+ * USER_ONLY tool; a person (an approver or admin calling on a run) may call one.
+ */
+export type PolicyCaller = 'MODEL' | 'PERSON';
+
+/** Why a tool that policy allows cannot run now; the code is the one its refused call fails with. */
+export interface Unavailability {
+  code: 'budget_exhausted' | 'tool_unavailable' | 'mcp_not_connected' | 'extension_not_connected';
+  reason: string;
+}
+
+/**
+ * Whether each tool can run now (an executor for its source, its MCP server or extension connected
+ * somewhere), by name: null when it can. Computed by a service; a name missing counts as runnable.
+ */
+export type Availability = ReadonlyMap<string, Unavailability | null>;
+
+export interface PolicyConditions {
+  availability?: Availability | undefined;
+  /** MODEL unless a person is calling. */
+  caller?: PolicyCaller | undefined;
+}
+
 export interface EffectiveTool {
   tool: ToolSpec;
+  /** Offered to the caller: policy permits it and it can run now. */
   visible: boolean;
   callable: boolean;
+  /** Policy lets this caller call the tool; a call it does not permit is a policy violation. */
+  permitted: boolean;
+  /** Why a permitted tool cannot run now (not offered; its call fails with this code); null when it can. */
+  unavailable: Unavailability | null;
   approvalRequired: boolean;
   reason: string;
   budget: ToolBudget;
@@ -111,19 +140,23 @@ function defaultApprovalGate(tool: ToolSpec): string | null {
 }
 
 /**
- * Layered policy resolution (seed §6). Pure: the same tools, rules, context and usage always give
- * the same answer, so it is tested as a table. Precedence, strongest first:
+ * Layered policy resolution (seed §6). Pure: the same tools, rules, context and conditions always
+ * give the same answer, so it is tested as a table. Precedence, strongest first:
  * disabled tool; platform deny (never overridden); user deny; the tool's own DENY permission;
  * any other deny (deny beats allow wherever each comes from); a plan node that lists tools narrows
- * the run to them; USER_ONLY tools are never shown to the model; a tool no layer allows stays
- * invisible. ASK is not deny: it keeps the tool visible and gates it by approval.
+ * the run to them; USER_ONLY tools are never shown to the model (a person may call them); a tool
+ * no layer allows stays invisible. ASK is not deny: it keeps the tool visible and gates it by
+ * approval. A tool policy permits is still not offered while it cannot run: its budget is used up,
+ * or `availability` says why (no executor, its server or extension not connected anywhere).
  */
 export function resolvePolicy(
   tools: readonly ToolSpec[],
   rules: readonly PolicyRule[],
   context: PolicyContext,
   usage?: RunUsage,
+  conditions: PolicyConditions = {},
 ): EffectiveTool[] {
+  const { availability, caller = 'MODEL' } = conditions;
   const planNodeListsTools =
     context.planNodeId != null &&
     rules.some((r) => r.layer === 'PLAN_NODE' && r.scopeId === context.planNodeId && r.effect !== 'DENY');
@@ -136,6 +169,8 @@ export function resolvePolicy(
       tool,
       visible: false,
       callable: false,
+      permitted: false,
+      unavailable: null,
       approvalRequired: false,
       reason,
       budget: tool.budget,
@@ -154,7 +189,8 @@ export function resolvePolicy(
     if (planNodeListsTools && !grants.some((r) => r.layer === 'PLAN_NODE')) {
       return hidden(`plan node ${context.planNodeId} does not list this tool`);
     }
-    if (tool.visibility === 'USER_ONLY') return hidden('USER_ONLY tool: never offered to the model');
+    if (tool.visibility === 'USER_ONLY' && caller === 'MODEL')
+      return hidden('USER_ONLY tool: never offered to the model; a person may call it on a run');
     const grant = byLayer(grants, allowOrder);
     if (!grant) return hidden('no rule allows this tool (tools are invisible by default)');
 
@@ -174,14 +210,22 @@ export function resolvePolicy(
 
     const budget = tightest([tool.budget, ...grants.map((r) => r.budget)]);
     const allowedBy = ask && grant === ask ? '' : `allowed by ${describe(grant)}`;
+    const remainingCalls = remaining(tool, budget, usage);
+    const unavailable: Unavailability | null =
+      remainingCalls === 0
+        ? { code: 'budget_exhausted', reason: 'call budget used up (0 calls left in this run)' }
+        : (availability?.get(tool.name) ?? null);
+    const policyReason = [allowedBy, approvalReason].filter(Boolean).join('; ');
     return {
       tool,
-      visible: true,
-      callable: true,
+      visible: unavailable === null,
+      callable: unavailable === null,
+      permitted: true,
+      unavailable,
       approvalRequired: approvalReason !== null,
-      reason: [allowedBy, approvalReason].filter(Boolean).join('; '),
+      reason: unavailable ? `cannot run now: ${unavailable.reason} (${policyReason})` : policyReason,
       budget,
-      remainingCalls: remaining(tool, budget, usage),
+      remainingCalls,
     };
   });
 }

@@ -4,6 +4,7 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { GraphQLContext } from './context.js';
 import { maskError } from './errors.js';
+import { type TransportLimits, useTransportLimits } from './rate-limits.js';
 import { schema } from './schema.js';
 import { useTokenWatch } from './token-watch.js';
 
@@ -16,21 +17,70 @@ export function bearerSecret(value: unknown): string | null {
   return match ? match[1]! : null;
 }
 
-function authorizationOf(initial: Record<string, unknown>): unknown {
-  const request = initial.request as Request | undefined;
-  const fromHeader = request?.headers.get('authorization');
-  if (fromHeader) return fromHeader;
-  const params = initial.connectionParams as Record<string, unknown> | undefined;
-  return params?.authorization ?? params?.Authorization;
+/** The value of the header named `authorization` in any letter case, from a plain object of headers. */
+function authorizationIn(headers: unknown): unknown {
+  if (typeof headers !== 'object' || headers === null) return undefined;
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() === 'authorization' && value !== '' && value != null) return value;
+  }
+  return undefined;
 }
 
-export function createGraphQLHandler(services: GraphQLContext['services']): Yoga {
+/**
+ * The token of a graphql-ws connection_init payload: `authorization` at the top (this API's own
+ * clients) or under `headers` (Apollo- and Hasura-style clients), in any letter case.
+ */
+export function connectionAuthorization(connectionParams: unknown): unknown {
+  if (typeof connectionParams !== 'object' || connectionParams === null) return undefined;
+  return (
+    authorizationIn(connectionParams) ?? authorizationIn((connectionParams as { headers?: unknown }).headers)
+  );
+}
+
+/**
+ * HTTP and SSE: the request's Authorization header, and nothing from the body, which a page could
+ * post cross-site without a preflight. graphql-ws: the operation's own `extensions.headers` first
+ * (GraphiQL sends what is typed into its Headers tab there, with every operation, and an empty
+ * connection_init), else the connection's.
+ */
+function authorizationOf(initial: Record<string, unknown>): unknown {
+  const request = initial.request as Request | undefined;
+  if (request) return request.headers.get('authorization') ?? undefined;
+  const params = initial.params as { extensions?: { headers?: unknown } } | undefined;
+  return authorizationIn(params?.extensions?.headers) ?? connectionAuthorization(initial.connectionParams);
+}
+
+export interface GraphQLHandlerOptions {
+  /** Per-token request rate and open subscriptions; none when absent (in-process tests). */
+  limits?: TransportLimits;
+  /** Origins (exact, e.g. `https://dash.example`) whose pages may call the API; others get no CORS headers. */
+  allowedOrigins?: readonly string[];
+}
+
+/**
+ * Same-origin only unless configured: a listed origin gets CORS headers naming it, any other none
+ * (yoga's default would reflect every origin, with credentials). Tokens travel in a header, never in
+ * a cookie, so no origin is ever told credentials are allowed.
+ */
+function corsFor(allowedOrigins: readonly string[]) {
+  return (request: Request) => {
+    const origin = request.headers.get('origin');
+    if (origin === null || !allowedOrigins.includes(origin)) return false as const;
+    return { origin, credentials: false, maxAge: 600 };
+  };
+}
+
+export function createGraphQLHandler(
+  services: GraphQLContext['services'],
+  options: GraphQLHandlerOptions = {},
+): Yoga {
   return createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
     graphiql: { subscriptionsProtocol: 'WS', title: 'Agent Tool System' },
     renderGraphiQL,
+    cors: corsFor(options.allowedOrigins ?? []),
     maskedErrors: { maskError },
     logging: {
       debug: (...args) => services.logger.debug({ yoga: args }),
@@ -49,6 +99,7 @@ export function createGraphQLHandler(services: GraphQLContext['services']): Yoga
         maxTokens: { n: 2000 },
       }),
       useTokenWatch(),
+      ...(options.limits ? [useTransportLimits(options.limits)] : []),
     ],
     context: async (initial): Promise<GraphQLContext> => {
       const secret = bearerSecret(authorizationOf(initial));

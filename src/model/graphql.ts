@@ -175,7 +175,7 @@ builder.mutationFields((t) => ({
   submitModelResponse: t.field({
     type: SubmittedTurnType,
     description:
-      'Parses a provider response, stores its assistant turn and requests every call through the normal lifecycle. The same response again returns the same turn and calls. ADMIN and AGENT.',
+      'Parses a provider response, stores its assistant turn and requests every call through the normal lifecycle. The same response again returns the same turn and calls. ADMIN, HOST and AGENT.',
     authScopes: scopes.agents,
     args: {
       runId: t.arg.id({

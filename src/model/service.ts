@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { PolicyService } from '../calls/policy-service.js';
 import type { RunRow, RunService } from '../calls/run-service.js';
 import { assertMayRead } from '../calls/run-service.js';
-import { toolCalls } from '../calls/tables.js';
+import { toolCalls, tools } from '../calls/tables.js';
 import {
   MAX_ARGUMENT_BYTES,
   MAX_PROVIDER_CALL_ID_LENGTH,
@@ -15,6 +15,7 @@ import { actorOf, type Principal } from '../core/auth.js';
 import { argumentsTooLarge } from '../core/call-results.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import { badInput, conflict, DomainError, notFound } from '../core/errors.js';
+import { isJsonObject } from '../core/json.js';
 import type { ToolCallRequest } from '../core/tool-call.js';
 import type { ToolError } from '../core/tool-result.js';
 import { cutAt } from '../core/unicode.js';
@@ -26,6 +27,7 @@ import { type ContextService, choosePreset, type PresetChoice } from './context/
 import type { ContextFrame } from './context/types.js';
 import { providerCallKeys } from './provider-call-keys.js';
 import { adapterFor, assertProviderResponse } from './providers/index.js';
+import { type NameRules, registeredToolOf } from './providers/names.js';
 import type {
   AssistantTurn,
   CallOutcome,
@@ -115,6 +117,48 @@ function scopeSyntheticIds(parsed: ParsedResponse, turnIndex: number): ParsedRes
   };
 }
 
+/**
+ * Seed §6, one policy path: a call to a tool that exists but was not offered is not the model
+ * inventing a name. It is requested under the tool's own name, so policy refuses it as a
+ * violation (or availability as a tool that cannot run now); only a name that matches no
+ * registered tool stays a recoverable `unknown_tool`. Arguments that are not an object stay
+ * `invalid_arguments`: there is nothing to request.
+ */
+function resolveUnoffered(
+  parsed: ParsedResponse,
+  registered: readonly string[],
+  rules: NameRules,
+): ParsedResponse {
+  const renamed = new Map<string, string>();
+  const calls = parsed.calls.map((parsedCall) => {
+    const { call, error } = parsedCall;
+    if (error?.code !== 'unknown_tool') return parsedCall;
+    const name = registeredToolOf(call.name, registered, rules);
+    if (name === null) return parsedCall;
+    renamed.set(call.id, name);
+    const args = isJsonObject(call.arguments) ? null : invalidShape(name);
+    return { call: { ...call, name }, error: args };
+  });
+  if (renamed.size === 0) return parsed;
+  return {
+    calls,
+    assistantTurn: {
+      ...parsed.assistantTurn,
+      parts: parsed.assistantTurn.parts.map((part) =>
+        part.kind === 'tool_call' && renamed.has(part.call.id)
+          ? { ...part, call: { ...part.call, name: renamed.get(part.call.id)! } }
+          : part,
+      ),
+    },
+  };
+}
+
+const invalidShape = (name: string): ToolError => ({
+  kind: 'RECOVERABLE',
+  code: 'invalid_arguments',
+  message: `The arguments for "${name}" are not a JSON object.`,
+});
+
 const callIdsOf = (turn: AssistantTurn) =>
   turn.parts.flatMap((part) => (part.kind === 'tool_call' ? [part.call.id] : []));
 
@@ -171,7 +215,8 @@ export class ModelService {
     // A body that is no response of the provider is refused here, before any turn or call is written.
     assertProviderResponse(input.provider, body, input.stream === true);
     const { names } = await this.declarations(run, input.provider);
-    const parsed = adapter.parseResponse(body, names);
+    const registered = (await this.db.select({ name: tools.name }).from(tools)).map((t) => t.name);
+    const parsed = resolveUnoffered(adapter.parseResponse(body, names), registered, adapter.nameRules);
     const native = JSON.stringify(parsed.assistantTurn.native);
     // The whole body, not just the turn: a provider's response id (and usage) tells a model that
     // repeats itself from a client that retries the same submission.
@@ -235,7 +280,9 @@ export class ModelService {
                 { ...request, arguments: call.arguments, error: refusal },
                 principal,
               )
-            : await this.calls.request({ ...request, arguments: call.arguments }, principal),
+            : await this.calls.request({ ...request, arguments: call.arguments }, principal, {
+                caller: 'MODEL',
+              }),
         );
       } catch (failure) {
         // A call before this one ended the run: the rest cannot be requested, and their answers say so.

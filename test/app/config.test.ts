@@ -18,6 +18,8 @@ describe('loadConfig', () => {
       toolTimeoutMs: 60_000,
       leaseMs: 30_000,
       workspace: DEFAULT_WORKSPACE_CONFIG,
+      limits: { requestsPerMinute: 1200, burst: 100, subscriptionsPerToken: 50 },
+      allowedOrigins: [],
     });
   });
 
@@ -29,6 +31,10 @@ describe('loadConfig', () => {
       DATABASE_URL: 'postgres://u@h/db',
       ADMIN_TOKEN: 'a-long-enough-secret',
       LOG_LEVEL: 'debug',
+      RATE_LIMIT_PER_MINUTE: '600',
+      RATE_LIMIT_BURST: '20',
+      MAX_SUBSCRIPTIONS_PER_TOKEN: '5',
+      ALLOWED_ORIGINS: 'https://dash.example,http://localhost:5173',
     });
     expect(config).toEqual({
       port: 8080,
@@ -41,6 +47,8 @@ describe('loadConfig', () => {
       toolTimeoutMs: 60_000,
       leaseMs: 30_000,
       workspace: DEFAULT_WORKSPACE_CONFIG,
+      limits: { requestsPerMinute: 600, burst: 20, subscriptionsPerToken: 5 },
+      allowedOrigins: ['https://dash.example', 'http://localhost:5173'],
     });
   });
 
@@ -49,6 +57,20 @@ describe('loadConfig', () => {
       databaseUrl: undefined,
       adminToken: undefined,
     });
+  });
+
+  it('turns the request and subscription limits off with 0', () => {
+    expect(loadConfig({ RATE_LIMIT_PER_MINUTE: '0', MAX_SUBSCRIPTIONS_PER_TOKEN: '0' }).limits).toEqual({
+      requestsPerMinute: 0,
+      burst: 100,
+      subscriptionsPerToken: 0,
+    });
+  });
+
+  it('reads ALLOWED_ORIGINS with spaces around the commas and no empty entries', () => {
+    expect(
+      loadConfig({ ALLOWED_ORIGINS: ' https://a.example , ,https://b.example:8443 ' }).allowedOrigins,
+    ).toEqual(['https://a.example', 'https://b.example:8443']);
   });
 
   it.each([
@@ -61,6 +83,15 @@ describe('loadConfig', () => {
     ],
     ['ADMIN_TOKEN', { ADMIN_TOKEN: 'short' }, /ADMIN_TOKEN: must be at least 16 characters/],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }, /LOG_LEVEL: /],
+    ['RATE_LIMIT_PER_MINUTE', { RATE_LIMIT_PER_MINUTE: '-1' }, /RATE_LIMIT_PER_MINUTE: /],
+    ['RATE_LIMIT_BURST', { RATE_LIMIT_BURST: '0' }, /RATE_LIMIT_BURST: /],
+    ['MAX_SUBSCRIPTIONS_PER_TOKEN', { MAX_SUBSCRIPTIONS_PER_TOKEN: 'many' }, /MAX_SUBSCRIPTIONS_PER_TOKEN: /],
+    [
+      'ALLOWED_ORIGINS with a path',
+      { ALLOWED_ORIGINS: 'https://a.example/app' },
+      /ALLOWED_ORIGINS.0: https:\/\/a.example\/app is not an origin/,
+    ],
+    ['ALLOWED_ORIGINS wildcard', { ALLOWED_ORIGINS: '*' }, /ALLOWED_ORIGINS.0: \* is not an origin/],
   ])('names the bad variable: %s', (_name, env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

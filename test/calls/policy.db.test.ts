@@ -1,35 +1,26 @@
 import { describe, expect } from 'vitest';
+import { tools } from '../../src/calls/tables.js';
+import { normalizeAnnotations, normalizeBudget } from '../../src/core/tool-spec.js';
 import { dbTest as test } from '../support/fixtures.js';
+import { addServer, serverConnectedElsewhere } from '../support/mcp.js';
 
 const setRule = `mutation($input: PolicyRuleInput!) { setPolicyRule(input: $input) { id layer scopeId toolPattern effect skipApproval reason budget { maxCalls } } }`;
 const effective = `query($context: PolicyContextInput!) { effectiveTools(context: $context) {
   tool { name } visible callable approvalRequired reason budget { maxCalls } remainingCalls } }`;
 
+/**
+ * test.echo (read-only) and test.side_effect (writes, not destructive) are test BUILT_IN tools;
+ * mcp.web.fetch belongs to a configured server that another process is connected to.
+ */
 async function seedTools(services: import('../../src/app/services.js').Services) {
-  const readOnly = { readOnly: true, openWorld: false };
-  await services.registry.register({
-    name: 'notes.read',
-    title: 'Read notes',
-    description: 'd',
-    inputSchema: { type: 'object' },
-    source: 'SKILL',
-    annotations: readOnly,
-  });
-  await services.registry.register({
-    name: 'notes.write',
-    title: 'Write notes',
-    description: 'd',
-    inputSchema: { type: 'object' },
-    source: 'SKILL',
-    annotations: { readOnly: false, destructive: false, openWorld: false },
-  });
+  await serverConnectedElsewhere(services, 'web');
   await services.registry.register({
     name: 'mcp.web.fetch',
     title: 'Fetch',
     description: 'd',
     inputSchema: { type: 'object' },
     source: 'MCP',
-    annotations: readOnly,
+    annotations: { readOnly: true, openWorld: false },
   });
 }
 
@@ -119,7 +110,7 @@ describe('effectiveTools', () => {
       input: {
         layer: 'PROFILE',
         scopeId: 'writer',
-        toolPattern: 'notes.*',
+        toolPattern: 'test.*',
         effect: 'ALLOW',
         budget: { maxCalls: 5 },
       },
@@ -128,23 +119,23 @@ describe('effectiveTools', () => {
       input: { layer: 'PROFILE', scopeId: 'writer', toolPattern: 'mcp.*', effect: 'ALLOW' },
     });
     await gql(setRule, {
-      input: { layer: 'USER', scopeId: 'alice', toolPattern: 'notes.write', effect: 'ASK' },
+      input: { layer: 'USER', scopeId: 'alice', toolPattern: 'test.side_effect', effect: 'ASK' },
     });
 
     const res = await gql(effective, { context: { userId: 'alice', profileId: 'writer' } });
     const byName = Object.fromEntries(
       res.data!.effectiveTools.map((t: { tool: { name: string } }) => [t.tool.name, t]),
     );
-    expect(byName['notes.read']).toMatchObject({
+    expect(byName['test.echo']).toMatchObject({
       visible: true,
       callable: true,
       approvalRequired: false,
       budget: { maxCalls: 5 },
       remainingCalls: 5,
     });
-    expect(byName['notes.read'].reason).toMatch(/^allowed by PROFILE rule .* \(ALLOW "notes\.\*"\)$/);
-    expect(byName['notes.write']).toMatchObject({ visible: true, approvalRequired: true });
-    expect(byName['notes.write'].reason).toMatch(/approval required by USER rule/);
+    expect(byName['test.echo'].reason).toMatch(/^allowed by PROFILE rule .* \(ALLOW "test\.\*"\)$/);
+    expect(byName['test.side_effect']).toMatchObject({ visible: true, approvalRequired: true });
+    expect(byName['test.side_effect'].reason).toMatch(/approval required by USER rule/);
     expect(byName['mcp.web.fetch']).toMatchObject({ visible: true, approvalRequired: true });
     expect(byName['mcp.web.fetch'].reason).toMatch(/MCP tools need approval by default/);
   });
@@ -153,13 +144,13 @@ describe('effectiveTools', () => {
     await seedTools(services);
     await gql(setRule, { input: { layer: 'PROFILE', scopeId: 'writer', toolPattern: '*', effect: 'ALLOW' } });
     await gql(setRule, {
-      input: { layer: 'PLAN_NODE', scopeId: 'draft', toolPattern: 'notes.read', effect: 'ALLOW' },
+      input: { layer: 'PLAN_NODE', scopeId: 'draft', toolPattern: 'test.echo', effect: 'ALLOW' },
     });
     const res = await gql(effective, { context: { profileId: 'writer', planNodeId: 'draft' } });
     const visible = res
       .data!.effectiveTools.filter((t: { visible: boolean }) => t.visible)
       .map((t: { tool: { name: string } }) => t.tool.name);
-    expect(visible).toEqual(['notes.read']);
+    expect(visible).toEqual(['test.echo']);
   });
 
   test('a platform deny wins over every other layer', async ({ gql, services }) => {
@@ -174,6 +165,58 @@ describe('effectiveTools', () => {
     );
     expect(fetch).toMatchObject({ visible: false, callable: false });
     expect(fetch.reason).toMatch(/^denied by PLATFORM rule .*: no network$/);
+  });
+
+  test('an MCP tool whose server is connected nowhere is not offered, and says so', async ({
+    gql,
+    services,
+  }) => {
+    await addServer(services, { name: 'off', transport: 'STREAMABLE_HTTP', url: 'http://127.0.0.1:9/mcp' });
+    await services.registry.register({
+      name: 'mcp.off.fetch',
+      title: 'Fetch',
+      description: 'd',
+      inputSchema: { type: 'object' },
+      source: 'MCP',
+    });
+    await gql(setRule, { input: { layer: 'PLATFORM', toolPattern: '*', effect: 'ALLOW' } });
+    const res = await gql(effective, { context: {} });
+    const fetch = res.data!.effectiveTools.find(
+      (t: { tool: { name: string } }) => t.tool.name === 'mcp.off.fetch',
+    );
+    expect(fetch).toMatchObject({ visible: false, callable: false });
+    expect(fetch.reason).toMatch(
+      /^cannot run now: its MCP server off is not connected to any server process \(allowed by PLATFORM rule/,
+    );
+  });
+
+  test('a tool no executor can run (a SKILL row left from before) is not offered, and says why', async ({
+    gql,
+    services,
+  }) => {
+    await services.database.db.insert(tools).values({
+      name: 'notes.read',
+      title: 'Read notes',
+      description: 'd',
+      inputSchema: { type: 'object' },
+      outputSchema: null,
+      annotations: normalizeAnnotations({ readOnly: true, openWorld: false }),
+      visibility: 'MODEL',
+      permission: 'ALWAYS_ALLOW',
+      budget: normalizeBudget(null),
+      source: 'SKILL',
+      enabled: true,
+      owner: null,
+    });
+    await gql(setRule, { input: { layer: 'PLATFORM', toolPattern: '*', effect: 'ALLOW' } });
+    const res = await gql(effective, { context: {} });
+    const notes = res.data!.effectiveTools.find(
+      (t: { tool: { name: string } }) => t.tool.name === 'notes.read',
+    );
+    expect(notes).toMatchObject({ visible: false, callable: false });
+    expect(notes.reason).toMatch(
+      /^cannot run now: no executor for it: no executor runs SKILL tools: skills are imported with importSkills/,
+    );
   });
 
   test('with no rules every tool is invisible', async ({ gql, services }) => {

@@ -1,5 +1,8 @@
+import { eq } from 'drizzle-orm';
 import { describe, expect } from 'vitest';
+import { tools } from '../../src/calls/tables.js';
 import { dbTest as test } from '../support/fixtures.js';
+import { addServer, stdioTestServer } from '../support/mcp.js';
 
 const register = `mutation($input: RegisterToolInput!) { registerTool(input: $input) {
   name title source enabled visibility permission
@@ -32,26 +35,77 @@ describe('tool registry', () => {
     });
   });
 
-  test('lists tools as a connection filtered by source and paged by name', async ({ gql }) => {
-    for (const name of ['a.one', 'b.two', 'c.three']) {
-      await gql(register, { input: { ...dice, name, source: name === 'b.two' ? 'MCP' : 'EXTENSION' } });
+  test('lists tools as a connection filtered by source and paged by name', async ({ gql, services }) => {
+    await addServer(services, { ...stdioTestServer('b'), enabled: false });
+    for (const name of ['ext.a.one', 'mcp.b.two', 'ext.c.three']) {
+      await gql(register, { input: { ...dice, name, source: name === 'mcp.b.two' ? 'MCP' : 'EXTENSION' } });
     }
     const page = await gql(
-      `{ tools(first: 2) { edges { cursor node { name } } pageInfo { hasNextPage endCursor } } }`,
+      `{ tools(first: 1, source: EXTENSION) { edges { cursor node { name } } pageInfo { hasNextPage endCursor } } }`,
     );
-    expect(page.data!.tools.edges.map((e: { node: { name: string } }) => e.node.name)).toEqual([
-      'a.one',
-      'b.two',
-    ]);
+    expect(page.data!.tools.edges.map((e: { node: { name: string } }) => e.node.name)).toEqual(['ext.a.one']);
     expect(page.data!.tools.pageInfo.hasNextPage).toBe(true);
     const next = await gql(
       `query($after: String) { tools(first: 1, after: $after, source: EXTENSION) { edges { node { name } } pageInfo { hasNextPage } } }`,
       { after: page.data!.tools.pageInfo.endCursor },
     );
-    expect(next.data!.tools.edges.map((e: { node: { name: string } }) => e.node.name)).toEqual(['c.three']);
+    expect(next.data!.tools.edges.map((e: { node: { name: string } }) => e.node.name)).toEqual([
+      'ext.c.three',
+    ]);
     expect(next.data!.tools.pageInfo.hasNextPage).toBe(false);
     const mcp = await gql(`{ tools(source: MCP) { edges { node { name } } } }`);
-    expect(mcp.data!.tools.edges).toEqual([{ node: { name: 'b.two' } }]);
+    expect(mcp.data!.tools.edges).toEqual([{ node: { name: 'mcp.b.two' } }]);
+  });
+});
+
+describe('registerTool refuses tools no executor could run', () => {
+  test.for([
+    [
+      'any SKILL tool',
+      { name: 'notes.read', source: 'SKILL' },
+      /^input\.source: no executor could run SKILL tool notes\.read: no executor runs SKILL tools: skills are imported with importSkills/,
+    ],
+    [
+      'an MCP name outside mcp.<server>.',
+      { name: 'web.fetch', source: 'MCP' },
+      /^input\.source: no executor could run MCP tool web\.fetch: MCP tools come from an MCP server an admin adds with addMcpServer; they are named mcp\.<server>\.<tool>/,
+    ],
+    [
+      'an MCP name of a server nobody configured',
+      { name: 'mcp.nowhere.fetch', source: 'MCP' },
+      /^input\.source: no executor could run MCP tool mcp\.nowhere\.fetch: no MCP server named nowhere is configured \(MCP tools come from a server an admin adds with addMcpServer/,
+    ],
+    [
+      'an EXTENSION name outside ext.<extensionId>.',
+      { name: 'dice.roll', source: 'EXTENSION' },
+      /^input\.source: no executor could run EXTENSION tool dice\.roll: EXTENSION tools are registered by the extension itself with registerExtensionTools and the extension's token/,
+    ],
+  ] as const)(
+    '%s is BAD_USER_INPUT saying how such tools come to exist',
+    async ([, patch, message], { gql, services }) => {
+      const res = await gql(register, { input: { ...dice, ...patch } });
+      expect(res.errors).toHaveLength(1);
+      expect(res.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
+      expect(res.errors![0]!.message).toMatch(message);
+      expect(await services.registry.get(patch.name)).toBeNull();
+    },
+  );
+
+  test('a tool of a configured MCP server is declared ahead of its listing, owned by the server', async ({
+    gql,
+    services,
+  }) => {
+    await addServer(services, { ...stdioTestServer('web'), enabled: false });
+    const res = await gql(register, { input: { ...dice, name: 'mcp.web.fetch', source: 'MCP' } });
+    expect(res.errors).toBeUndefined();
+    const [row] = await services.database.db.select().from(tools).where(eq(tools.name, 'mcp.web.fetch'));
+    expect(row!.owner).toBe('web');
+  });
+
+  test("a tool in an extension's namespace is owned by that extension", async ({ gql, services }) => {
+    await gql(register, { input: dice });
+    const [row] = await services.database.db.select().from(tools).where(eq(tools.name, 'ext.dice.roll'));
+    expect(row!.owner).toBe('dice');
   });
 });
 

@@ -326,6 +326,7 @@ describe('resolvePolicy precedence table', () => {
       const view = result.find((t) => t.tool.name === name)!;
       expect(view.visible, `${name} visible`).toBe(expected.visible);
       expect(view.callable, `${name} callable`).toBe(expected.visible);
+      expect(view.permitted, `${name} permitted`).toBe(expected.visible);
       if (expected.approvalRequired !== undefined)
         expect(view.approvalRequired).toBe(expected.approvalRequired);
       expect(view.reason).toMatch(expected.reason);
@@ -381,6 +382,129 @@ describe('resolvePolicy precedence table', () => {
     };
     const [view] = resolvePolicy([t], [rule('PLATFORM', null, '*', 'ALLOW')], ctx, usage);
     expect(view!.remainingCalls).toBe(0);
+  });
+});
+
+describe('resolvePolicy: tools that cannot run now and who is calling', () => {
+  const allowAll = [rule('PLATFORM', null, '*', 'ALLOW')];
+  const limited = tool('x.y', {
+    budget: { maxCalls: 2, maxOutputTokens: null, timeoutMs: null, approvalTimeoutMs: null },
+  });
+  const used = (n: number) => ({
+    maxCalls: null,
+    maxCallsPerTool: null,
+    totalCalls: n,
+    callsByTool: new Map([['x.y', n]]),
+  });
+
+  it.each([
+    {
+      name: 'a tool whose budget is used up is not offered, and says so',
+      tools: [limited],
+      usage: used(2),
+      availability: undefined,
+      expect: {
+        visible: false,
+        permitted: true,
+        code: 'budget_exhausted',
+        reason: /^cannot run now: call budget used up \(0 calls left in this run\) \(allowed by PLATFORM/,
+      },
+    },
+    {
+      name: 'a tool with budget left is offered',
+      tools: [limited],
+      usage: used(1),
+      availability: undefined,
+      expect: { visible: true, permitted: true, code: null, reason: /^allowed by PLATFORM/ },
+    },
+    {
+      name: 'a tool with no executor is not offered, with the reason the service gave',
+      tools: [tool('notes.read', { source: 'SKILL' })],
+      usage: undefined,
+      availability: new Map([
+        ['notes.read', { code: 'tool_unavailable' as const, reason: 'no executor for it: SKILL' }],
+      ]),
+      expect: {
+        visible: false,
+        permitted: true,
+        code: 'tool_unavailable',
+        reason: /^cannot run now: no executor for it: SKILL/,
+      },
+    },
+    {
+      name: 'an MCP tool whose server is connected nowhere is not offered',
+      tools: [mcp],
+      usage: undefined,
+      availability: new Map([
+        [
+          'mcp.github.search',
+          { code: 'mcp_not_connected' as const, reason: 'its MCP server github is not connected' },
+        ],
+      ]),
+      expect: {
+        visible: false,
+        permitted: true,
+        code: 'mcp_not_connected',
+        reason: /its MCP server github is not connected/,
+      },
+    },
+    {
+      name: 'a tool the availability map says can run (null) is offered',
+      tools: [mcp],
+      usage: undefined,
+      availability: new Map([['mcp.github.search', null]]),
+      expect: { visible: true, permitted: true, code: null, reason: /allowed by PLATFORM/ },
+    },
+    {
+      name: 'policy decides before availability: a denied tool that cannot run either is a denial',
+      tools: [tool('x.y', { permission: 'DENY' })],
+      usage: undefined,
+      availability: new Map([['x.y', { code: 'tool_unavailable' as const, reason: 'no executor' }]]),
+      expect: { visible: false, permitted: false, code: null, reason: /tool permission DENY/ },
+    },
+  ])('$name', (c) => {
+    const [view] = resolvePolicy(c.tools, allowAll, ctx, c.usage, { availability: c.availability });
+    expect(view!.visible).toBe(c.expect.visible);
+    expect(view!.callable).toBe(c.expect.visible);
+    expect(view!.permitted).toBe(c.expect.permitted);
+    expect(view!.unavailable?.code ?? null).toBe(c.expect.code);
+    expect(view!.reason).toMatch(c.expect.reason);
+  });
+
+  it('keeps counting remaining calls for a tool that cannot run for another reason', () => {
+    const [view] = resolvePolicy([limited], allowAll, ctx, used(1), {
+      availability: new Map([['x.y', { code: 'tool_unavailable', reason: 'no executor' }]]),
+    });
+    expect(view!.remainingCalls).toBe(1);
+  });
+
+  it.each([
+    ['MODEL', false, /USER_ONLY tool: never offered to the model/],
+    ['PERSON', true, /^allowed by PLATFORM/],
+  ] as const)('a USER_ONLY tool for the caller %s: permitted=%s', (caller, permitted, reason) => {
+    const [view] = resolvePolicy([tool('x.y', { visibility: 'USER_ONLY' })], allowAll, ctx, undefined, {
+      caller,
+    });
+    expect(view!.permitted).toBe(permitted);
+    expect(view!.visible).toBe(permitted);
+    expect(view!.reason).toMatch(reason);
+  });
+
+  it('a person is still bound by denies and the default invisibility', () => {
+    const userOnly = tool('x.y', { visibility: 'USER_ONLY' });
+    const denied = resolvePolicy(
+      [userOnly],
+      [...allowAll, rule('USER', 'u1', 'x.*', 'DENY')],
+      ctx,
+      undefined,
+      {
+        caller: 'PERSON',
+      },
+    );
+    const unlisted = resolvePolicy([userOnly], [], ctx, undefined, { caller: 'PERSON' });
+    expect([denied[0]!.permitted, unlisted[0]!.permitted]).toEqual([false, false]);
+    expect(denied[0]!.reason).toMatch(/denied by USER rule/);
+    expect(unlisted[0]!.reason).toMatch(/invisible by default/);
   });
 });
 

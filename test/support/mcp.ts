@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Services } from '../../src/app/services.js';
 import type { McpServerStatus } from '../../src/bridge/mcp/connection.js';
+import { mcpConnections } from '../../src/bridge/mcp/tables.js';
 import type { ToolCallRow } from '../../src/calls/tool-call-service.js';
 import { admin, agent, approver, newRun, waitFor } from './lifecycle.js';
 
@@ -88,4 +89,16 @@ export async function callApproved(
   if (held.status !== 'AWAITING_APPROVAL') throw new Error(`expected AWAITING_APPROVAL, got ${held.status}`);
   await services.calls.approve(held.id, { argumentsHash: held.argumentsHash }, approver);
   return waitForStatus(services, held.id);
+}
+
+/**
+ * A configured MCP server that some other process is connected to: its presence row, written as
+ * that process's manager would, with no server behind it here (this process's own attempts to
+ * connect to the closed port fail and retry quietly). Tools of a server connected nowhere are not offered.
+ */
+export async function serverConnectedElsewhere(services: Services, name: string) {
+  await addServer(services, { name, transport: 'STREAMABLE_HTTP', url: 'http://127.0.0.1:9/mcp' });
+  await services.database.db
+    .insert(mcpConnections)
+    .values({ serverName: name, processId: 'elsewhere', expiresAt: new Date(Date.now() + 3_600_000) });
 }

@@ -1,5 +1,6 @@
 import type { Invocation, ToolExecutor, ToolOutput } from '../../calls/tool-contract.js';
 import { callTimedOut } from '../../core/call-results.js';
+import type { Unavailability } from '../../core/policy.js';
 import { RecoverableToolError } from '../../core/tool-errors.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import type { BridgeHub } from './hub.js';
@@ -21,6 +22,21 @@ export class ExtensionExecutor implements ToolExecutor {
 
   canExecute(spec: ToolSpec): boolean {
     return spec.source === 'EXTENSION' && parseExtensionToolName(spec.name) !== null;
+  }
+
+  /** An extension tool runs only while a client of its extension is subscribed, in any process. */
+  async unavailable(specs: readonly ToolSpec[]): Promise<ReadonlyMap<string, Unavailability>> {
+    const ids = specs.map((spec) => parseExtensionToolName(spec.name)!.extensionId);
+    const connected = await this.store.connectedAmong([...new Set(ids)]);
+    const result = new Map<string, Unavailability>();
+    for (const [i, spec] of specs.entries()) {
+      if (connected.has(ids[i]!)) continue;
+      result.set(spec.name, {
+        code: 'extension_not_connected',
+        reason: `its extension ${ids[i]} is not connected to any server process`,
+      });
+    }
+    return result;
   }
 
   async execute(invocation: Invocation): Promise<ToolOutput> {

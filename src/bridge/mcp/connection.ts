@@ -94,6 +94,11 @@ export class McpConnection {
     private readonly options: ConnectionOptions,
     /** False for a one-shot connection (the CLI): a failed attempt is reported, not retried. */
     private readonly retry = true,
+    /**
+     * Told when this connection becomes usable and when it stops being so, so that other processes
+     * can tell whether the server is connected anywhere. Awaited before the state turns CONNECTED.
+     */
+    private readonly presence: ((connected: boolean) => Promise<void>) | null = null,
   ) {}
 
   get connected(): boolean {
@@ -126,6 +131,8 @@ export class McpConnection {
       this.client = client;
       this.status.serverVersion = client.getServerVersion()?.version ?? null;
       await this.listInto(client);
+      if (generation !== this.generation || this.client !== client) return;
+      await this.presence?.(true);
       if (generation !== this.generation || this.client !== client) return;
       this.status.state = 'CONNECTED';
       this.status.connectedAt = new Date();
@@ -207,7 +214,9 @@ export class McpConnection {
     const client = this.client;
     this.client = null;
     this.status.state = finalState;
+    const gone = this.presence?.(false);
     await client?.close().catch(() => {});
+    await gone;
   }
 
   private transport(): Transport {
@@ -267,6 +276,7 @@ export class McpConnection {
 
   private fail(state: ConnectionState, message: string): void {
     this.status.state = state;
+    void this.presence?.(false);
     this.noteError(message);
     this.status.failures += 1;
     this.logger.warn({ server: this.config.name, error: message }, 'MCP server connection failed');

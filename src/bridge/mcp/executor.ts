@@ -1,5 +1,6 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Invocation, ToolExecutor, ToolOutput } from '../../calls/tool-contract.js';
+import type { Unavailability } from '../../core/policy.js';
 import { RecoverableToolError } from '../../core/tool-errors.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import { type McpConnection, NotConnectedError } from './connection.js';
@@ -25,6 +26,36 @@ export class McpExecutor implements ToolExecutor {
 
   canExecute(spec: ToolSpec): boolean {
     return spec.source === 'MCP' && serverOf(spec.name) !== null;
+  }
+
+  /**
+   * An MCP tool runs only when its server is configured, enabled and connected to some process
+   * (this one or another: the dispatcher of any process may claim the call).
+   */
+  async unavailable(specs: readonly ToolSpec[]): Promise<ReadonlyMap<string, Unavailability>> {
+    const servers = await this.manager.presence(specs.map((spec) => serverOf(spec.name)!));
+    const result = new Map<string, Unavailability>();
+    for (const spec of specs) {
+      const server = serverOf(spec.name)!;
+      const state = servers.get(server);
+      if (state === 'CONNECTED') continue;
+      result.set(
+        spec.name,
+        state === 'UNKNOWN'
+          ? {
+              code: 'tool_unavailable',
+              reason: `no executor for it: no MCP server named ${server} is configured (MCP tools come from a server an admin adds with addMcpServer, named mcp.<server>.<tool>)`,
+            }
+          : {
+              code: 'mcp_not_connected',
+              reason:
+                state === 'DISABLED'
+                  ? `its MCP server ${server} is disabled`
+                  : `its MCP server ${server} is not connected to any server process`,
+            },
+      );
+    }
+    return result;
   }
 
   async execute(invocation: Invocation): Promise<ToolOutput> {

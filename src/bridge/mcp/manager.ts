@@ -1,4 +1,5 @@
-import { asc, eq } from 'drizzle-orm';
+import { randomUUID } from 'node:crypto';
+import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { notFound } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
@@ -13,7 +14,19 @@ import {
 } from './connection.js';
 import type { SyncChanges } from './registry-sync.js';
 import type { McpServerConfig } from './rules/mcp-server.js';
-import { mcpServers } from './tables.js';
+import { mcpConnections, mcpServers } from './tables.js';
+
+/** Whether a server is connected to any process, as other processes see it. */
+export type ServerPresence = 'CONNECTED' | 'DISCONNECTED' | 'DISABLED' | 'UNKNOWN';
+
+export interface PresenceOptions {
+  /** How long a presence row counts without renewal (a killed process's rows simply expire). */
+  presenceTtlMs: number;
+  /** How often live connections renew their rows. */
+  presenceRenewMs: number;
+}
+
+export const defaultPresenceOptions: PresenceOptions = { presenceTtlMs: 30_000, presenceRenewMs: 10_000 };
 
 const connectionKey = (c: McpServerConfig) =>
   canonicalJson([c.transport, c.command, c.args, c.env, c.cwd, c.url, c.headers]);
@@ -30,16 +43,27 @@ export class McpConnectionManager {
   private readonly queues = new Map<string, Promise<void>>();
   private unsubscribe: (() => void) | null = null;
   private started = false;
+  /** This process in `mcp_connections`. */
+  private readonly processId = randomUUID();
+  /** Presence writes of one server run in the order their connection changed state. */
+  private readonly presenceQueues = new Map<string, Promise<void>>();
+  private renewTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly db: Db,
     private readonly bus: JournalBus,
     private readonly logger: Logger,
     private readonly options: ConnectionOptions = defaultConnectionOptions,
+    private readonly presenceOptions: PresenceOptions = defaultPresenceOptions,
   ) {}
 
   async start(): Promise<void> {
     this.started = true;
+    this.renewTimer = setInterval(() => {
+      for (const [name, connection] of this.connections)
+        if (connection.connected) void this.setPresence(name, true).catch(() => {});
+    }, this.presenceOptions.presenceRenewMs);
+    this.renewTimer.unref();
     this.unsubscribe = this.bus.subscribe((events) => {
       for (const event of events) {
         if (event.type === 'mcp_server_changed' && typeof event.payload.name === 'string')
@@ -59,6 +83,70 @@ export class McpConnectionManager {
     await Promise.allSettled([...this.queues.values()]);
     await Promise.allSettled([...this.connections.values()].map((c) => c.close()));
     this.connections.clear();
+    if (this.renewTimer) clearInterval(this.renewTimer);
+    this.renewTimer = null;
+    await Promise.allSettled([...this.presenceQueues.values()]);
+    await this.db
+      .delete(mcpConnections)
+      .where(eq(mcpConnections.processId, this.processId))
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'MCP presence cleanup failed'));
+  }
+
+  /**
+   * For each server name: connected to some process (a presence row that has not expired),
+   * configured but not connected, disabled, or not configured at all.
+   */
+  async presence(names: readonly string[]): Promise<Map<string, ServerPresence>> {
+    const unique = [...new Set(names)];
+    const result = new Map<string, ServerPresence>(unique.map((n) => [n, 'UNKNOWN']));
+    if (unique.length === 0) return result;
+    const [configured, live] = await Promise.all([
+      this.db
+        .select({ name: mcpServers.name, enabled: mcpServers.enabled })
+        .from(mcpServers)
+        .where(inArray(mcpServers.name, unique)),
+      this.db
+        .selectDistinct({ name: mcpConnections.serverName })
+        .from(mcpConnections)
+        .where(and(inArray(mcpConnections.serverName, unique), gt(mcpConnections.expiresAt, sql`now()`))),
+    ]);
+    const connected = new Set(live.map((r) => r.name));
+    for (const server of configured) {
+      result.set(
+        server.name,
+        !server.enabled ? 'DISABLED' : connected.has(server.name) ? 'CONNECTED' : 'DISCONNECTED',
+      );
+    }
+    return result;
+  }
+
+  /** Writes (or renews) this process's row for a server while connected, deletes it when not. */
+  private setPresence(server: string, connected: boolean): Promise<void> {
+    const previous = this.presenceQueues.get(server) ?? Promise.resolve();
+    const next = previous.then(async () => {
+      const where = and(eq(mcpConnections.serverName, server), eq(mcpConnections.processId, this.processId));
+      if (!connected) {
+        await this.db.delete(mcpConnections).where(where);
+        return;
+      }
+      const expiresAt = new Date(Date.now() + this.presenceOptions.presenceTtlMs);
+      await this.db
+        .insert(mcpConnections)
+        .values({ serverName: server, processId: this.processId, expiresAt })
+        .onConflictDoUpdate({
+          target: [mcpConnections.serverName, mcpConnections.processId],
+          set: { expiresAt },
+        });
+    });
+    const settled = next.catch((error: unknown) =>
+      this.logger.warn({ err: error, server }, 'MCP presence update failed'),
+    );
+    this.presenceQueues.set(server, settled);
+    void settled.finally(() => {
+      if (this.presenceQueues.get(server) === settled) this.presenceQueues.delete(server);
+    });
+    // A connection waits for its row to be written before it says CONNECTED; a failure to write stops it.
+    return connected ? next : settled;
   }
 
   /** The live connection to a server in this process, if there is one. */
@@ -97,7 +185,9 @@ export class McpConnectionManager {
       await current.close();
     }
     if (!config?.enabled || !this.started) return;
-    const connection = new McpConnection(config, this.db, this.logger, this.options);
+    const connection = new McpConnection(config, this.db, this.logger, this.options, true, (connected) =>
+      this.setPresence(name, connected),
+    );
     this.connections.set(name, connection);
     void connection.connect();
   }

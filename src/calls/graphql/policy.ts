@@ -60,14 +60,21 @@ export const EffectiveToolType = builder.objectRef<EffectiveTool>('EffectiveTool
   description: 'How policy resolves one tool in a context.',
   fields: (t) => ({
     tool: t.expose('tool', { description: 'The tool.', type: ToolType }),
-    visible: t.exposeBoolean('visible', { description: 'A model in this context is offered the tool.' }),
+    visible: t.exposeBoolean('visible', {
+      description:
+        'A model in this context is offered the tool: policy permits it and it can run now (budget left, an executor for its source, its MCP server or extension connected somewhere).',
+    }),
     callable: t.exposeBoolean('callable', {
-      description: 'A call would be accepted (possibly after approval).',
+      description:
+        "A model's call would be accepted (possibly after approval). A call to a tool policy hides is a policy violation; one to a tool that cannot run now fails recoverably.",
     }),
     approvalRequired: t.exposeBoolean('approvalRequired', {
       description: 'Each call waits for an approver.',
     }),
-    reason: t.exposeString('reason', { description: 'Names the deciding rule.' }),
+    reason: t.exposeString('reason', {
+      description:
+        'Names the deciding rule; for a tool policy permits that cannot run now, starts with `cannot run now:` and says why.',
+    }),
     budget: t.expose('budget', {
       description: "The tightest of the tool's and every granting rule's limits.",
       type: ToolBudgetType,

@@ -84,7 +84,7 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createRun: t.field({
-    description: 'Starts a run, owned by the calling token. ADMIN and AGENT.',
+    description: 'Starts a run, owned by the calling token. ADMIN, HOST and AGENT.',
     type: RunType,
     authScopes: scopes.agents,
     args: {
@@ -99,14 +99,14 @@ builder.mutationFields((t) => ({
   }),
   cancelRun: t.field({
     type: RunType,
-    description: 'Stops a run; its pending and running calls are cancelled. ADMIN, AGENT and APPROVER.',
+    description: 'Stops a run; its pending and running calls are cancelled. ADMIN, HOST, AGENT and APPROVER.',
     authScopes: { ...scopes.agents, approver: true },
     args: { id: t.arg.id({ description: 'The run to cancel.', required: true }) },
     resolve: (_root, args, ctx) => ctx.services.runs.cancel(String(args.id), ctx.principal!),
   }),
   completeRun: t.field({
     type: RunType,
-    description: 'Ends a run successfully; calls still pending are cancelled. ADMIN and AGENT.',
+    description: 'Ends a run successfully; calls still pending are cancelled. ADMIN, HOST and AGENT.',
     authScopes: scopes.agents,
     args: { id: t.arg.id({ description: 'The run to complete.', required: true }) },
     resolve: (_root, args, ctx) => ctx.services.runs.complete(String(args.id), ctx.principal!),

@@ -1,4 +1,10 @@
-import { budgetExhausted, invalidArguments, policyDenied, unknownTool } from '../../core/call-results.js';
+import {
+  budgetExhausted,
+  invalidArguments,
+  policyDenied,
+  toolCannotRun,
+  unknownTool,
+} from '../../core/call-results.js';
 import type { NewJournalEvent } from '../../core/journal-event.js';
 import type { ValidationIssue } from '../../core/json-schema.js';
 import type { EffectiveTool } from '../../core/policy.js';
@@ -22,7 +28,12 @@ export interface CallDecisionInput {
 /** A journal event of the decision; the service adds the run, the call and the actor. */
 export type DecidedEvent = Pick<NewJournalEvent, 'type' | 'payload'>;
 
-export type Refusal = 'UNKNOWN_TOOL' | 'POLICY_DENIED' | 'INVALID_ARGUMENTS' | 'BUDGET_EXHAUSTED';
+export type Refusal =
+  | 'UNKNOWN_TOOL'
+  | 'POLICY_DENIED'
+  | 'INVALID_ARGUMENTS'
+  | 'BUDGET_EXHAUSTED'
+  | 'UNAVAILABLE';
 
 export type CallDecision =
   | {
@@ -69,13 +80,15 @@ function refuse(
 
 /**
  * Seed §5's ladder, first rung that applies wins: a tool that does not exist or that policy
- * denies, arguments that fail the schema, a used-up budget, a required approval; otherwise the
- * call runs. Only the first two are policy violations, the ones the run's strategy applies to;
- * a refused call does not count against the budget.
+ * denies, arguments that fail the schema, a used-up budget, a tool that cannot run now (no
+ * executor, its server or extension not connected), a required approval; otherwise the call runs.
+ * Only the first two are policy violations, the ones the run's strategy applies to: a tool that
+ * cannot run now is not the caller's fault (it may have been offered a moment ago), so its call
+ * fails recoverably under its own code. A refused call does not count against the budget.
  */
 export function decideCall(input: CallDecisionInput): CallDecision {
   const { name, spec, view, issues, deniedToolStrategy } = input;
-  if (!spec || !view?.callable) {
+  if (!spec || !view?.permitted) {
     const violation: DecidedEvent = {
       type: 'policy_violation',
       payload: { tool: name, reason: spec ? view!.reason : 'unknown tool', strategy: deniedToolStrategy },
@@ -90,7 +103,10 @@ export function decideCall(input: CallDecisionInput): CallDecision {
   }
   if (issues.length > 0)
     return refuse('INVALID_ARGUMENTS', invalidArguments(spec.name, issues), [], { issues });
-  if (view.remainingCalls === 0) return refuse('BUDGET_EXHAUSTED', budgetExhausted(spec.name));
+  if (view.unavailable?.code === 'budget_exhausted' || view.remainingCalls === 0)
+    return refuse('BUDGET_EXHAUSTED', budgetExhausted(spec.name));
+  if (view.unavailable)
+    return refuse('UNAVAILABLE', toolCannotRun(spec.name, view.unavailable.code, view.unavailable.reason));
   if (view.approvalRequired) {
     const timeout = view.budget.approvalTimeoutMs;
     const expiresAt = timeout ? new Date(input.now.getTime() + timeout) : null;

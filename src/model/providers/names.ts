@@ -97,3 +97,20 @@ export function toolNameOf(map: ToolNameMap, nativeName: string): string | null 
 export function nativeNameOf(map: ToolNameMap, name: string): string {
   return map.byName.get(name) ?? buildNameMap([name], map.rules).byName.get(name)!;
 }
+
+/**
+ * The registered tool a native name the run's map does not know stands for, if any: the model
+ * called a tool it was not offered (hidden by policy, or not runnable now). Matched against the
+ * names every registered tool would get if offered: together (as one map over all of them),
+ * alone (its readable or hashed rewrite), or verbatim. Null means the name is no tool at all.
+ */
+export function registeredToolOf(
+  nativeName: string,
+  registered: readonly string[],
+  rules: NameRules,
+): string | null {
+  const together = toolNameOf(buildNameMap(registered, rules), nativeName);
+  if (together !== null) return together;
+  if (registered.includes(nativeName)) return nativeName;
+  return registered.find((name) => buildNameMap([name], rules).byName.get(name) === nativeName) ?? null;
+}

@@ -9,6 +9,7 @@ import {
   budgetExhausted,
   invalidArguments,
   policyDenied,
+  toolCannotRun,
   unknownTool,
 } from '../../../src/core/call-results.js';
 import type { EffectiveTool } from '../../../src/core/policy.js';
@@ -38,6 +39,8 @@ function view(over: Partial<EffectiveTool> = {}): EffectiveTool {
     tool: spec,
     visible: true,
     callable: true,
+    permitted: true,
+    unavailable: null,
     approvalRequired: false,
     reason: allowed,
     budget: normalizeBudget(null),
@@ -46,7 +49,14 @@ function view(over: Partial<EffectiveTool> = {}): EffectiveTool {
   };
 }
 
-const deniedView = view({ visible: false, callable: false, reason: denied });
+const deniedView = view({ visible: false, callable: false, permitted: false, reason: denied });
+const offline = 'its MCP server web is not connected to any server process';
+const offlineView = view({
+  visible: false,
+  callable: false,
+  unavailable: { code: 'mcp_not_connected', reason: offline },
+  reason: `cannot run now: ${offline} (${allowed})`,
+});
 const askingView = (approvalTimeoutMs: number | null = null) =>
   view({
     approvalRequired: true,
@@ -206,6 +216,43 @@ const cases: Case[] = [
     name: 'a used-up budget beats approval',
     input: { view: { ...askingView(60_000), remainingCalls: 0 } },
     expect: refused('BUDGET_EXHAUSTED', budgetExhausted('notes.write')),
+  },
+  {
+    name: 'a budget reported as used up by the policy view is budget_exhausted, not a violation',
+    input: {
+      view: view({
+        visible: false,
+        callable: false,
+        remainingCalls: 0,
+        unavailable: { code: 'budget_exhausted', reason: 'call budget used up' },
+      }),
+      deniedToolStrategy: 'FAIL_RUN',
+    },
+    expect: refused('BUDGET_EXHAUSTED', budgetExhausted('notes.write')),
+  },
+  {
+    name: 'a permitted tool that cannot run now fails recoverably under its own code, never as a violation',
+    input: { view: offlineView, deniedToolStrategy: 'FAIL_RUN' },
+    expect: refused('UNAVAILABLE', toolCannotRun('notes.write', 'mcp_not_connected', offline)),
+  },
+  {
+    name: 'a tool without an executor is tool_unavailable',
+    input: {
+      view: view({ visible: false, callable: false, unavailable: { code: 'tool_unavailable', reason: 'x' } }),
+    },
+    expect: refused('UNAVAILABLE', toolCannotRun('notes.write', 'tool_unavailable', 'x')),
+  },
+  {
+    name: 'invalid arguments beat a tool that cannot run now',
+    input: { view: offlineView, issues: [issue] },
+    expect: refused('INVALID_ARGUMENTS', invalidArguments('notes.write', [issue]), {
+      structured: { issues: [issue] },
+    }),
+  },
+  {
+    name: 'a tool that cannot run now is refused before anybody is asked to approve it',
+    input: { view: { ...askingView(60_000), unavailable: { code: 'mcp_not_connected', reason: offline } } },
+    expect: refused('UNAVAILABLE', toolCannotRun('notes.write', 'mcp_not_connected', offline)),
   },
   {
     name: 'a call that needs approval is held until now plus the approval timeout',
