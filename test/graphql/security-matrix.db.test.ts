@@ -151,7 +151,7 @@ const operations: Operation[] = [
     field: 'toolResultMessages',
     document:
       'query($id: ID!, $calls: [ID!]!) { toolResultMessages(runId: $id, provider: ANTHROPIC, callIds: $calls) }',
-    variables: (w) => ({ id: w.runId, calls: [w.doneCallId] }),
+    variables: (w) => ({ id: w.runId, calls: [] }),
     sees: noError,
     expect: runReaders,
   },
@@ -245,7 +245,12 @@ const operations: Operation[] = [
     document: 'mutation($id: ID!) { requestToolCall(input: { runId: $id, name: "test.noop" }) { id } }',
     variables: (w) => ({ id: w.runId }),
     sees: noError,
-    expect: runChangers,
+    // Approvers call tools on runs of their users (USER_ONLY tools are theirs to run).
+    expect: withRoles(runChangers, {
+      APPROVER_ALICE: 'HIDDEN',
+      APPROVER_B_GLOB: 'SEES',
+      APPROVER_ALL: 'SEES',
+    }),
     changes: true,
   },
   {
@@ -350,7 +355,7 @@ const operations: Operation[] = [
   },
   {
     field: 'journalEvents',
-    document: 'subscription($id: ID) { journalEvents(runId: $id) { seq } }',
+    document: 'subscription($id: ID) { journalEvents(runId: $id, afterSeq: "0") { seq } }',
     variables: (w) => ({ id: w.runId }),
     sees: (d) => d.journalEvents != null,
     expect: withRoles(runReaders, { AGENT_ALICE: 'FORBIDDEN', AGENT_BOB_OTHER: 'FORBIDDEN' }),
