@@ -5,6 +5,7 @@ import { actorOf, type Principal } from '../core/auth.js';
 import { forbidden, notFound } from '../core/errors.js';
 import { parseInput } from '../core/parse-input.js';
 import {
+  type Availability,
   type EffectiveTool,
   type PolicyCaller,
   type PolicyContext,
@@ -136,20 +137,26 @@ export class PolicyService {
   }
 
   /**
+   * Whether these tools can run now. Asked outside any transaction: the executors read presence
+   * rows through their own handle, which on a single-connection database would wait on the
+   * caller's open transaction forever.
+   */
+  availabilityOf(specs: readonly ToolSpec[]): Promise<Availability> {
+    return this.availability.of(specs);
+  }
+
+  /**
    * One tool for one call, resolved exactly as `effectiveTools` resolves it, for the caller making
    * the call: the one policy path every request (the model's or a person's) goes through.
    */
   async viewFor(
     spec: ToolSpec,
     context: PolicyContext,
-    usage: RunUsage,
-    caller: PolicyCaller,
+    conditions: { usage: RunUsage; caller: PolicyCaller; availability: Availability },
     db: Executor = this.db,
   ): Promise<EffectiveTool> {
-    const [rules, availability] = await Promise.all([
-      this.rulesFor(context, db),
-      this.availability.of([spec]),
-    ]);
+    const rules = await this.rulesFor(context, db);
+    const { usage, caller, availability } = conditions;
     return resolvePolicy([spec], rules, context, usage, { availability, caller })[0]!;
   }
 }

@@ -157,6 +157,7 @@ export class ToolCallService {
     const argumentsHash = hashArguments(args);
     const actor = actorOf(principal);
     const spec = await this.registry.get(input.name);
+    const availability = spec ? await this.policy.availabilityOf([spec]) : new Map();
 
     const { call, ready } = await this.db.transaction(async (tx) => {
       const { run, existing } = await this.open(tx, principal, { ...input, argumentsHash });
@@ -164,7 +165,9 @@ export class ToolCallService {
 
       const context = { userId: run.userId, profileId: run.profileId, planNodeId: run.planNodeId };
       const usage = await this.runs.usage(tx, run);
-      const view = spec ? await this.policy.viewFor(spec, context, usage, caller, tx) : null;
+      const view = spec
+        ? await this.policy.viewFor(spec, context, { usage, caller, availability }, tx)
+        : null;
       const decision = decideCall({
         name: input.name,
         spec,
