@@ -18,7 +18,7 @@ interface Operation {
   subscription?: boolean;
 }
 
-const tool = `{ name: "t.x", title: "T", description: "d", inputSchema: { type: "object" }, source: MCP }`;
+const tool = `{ name: "ext.t.x", title: "T", description: "d", inputSchema: { type: "object" }, source: EXTENSION }`;
 
 /** Every root field, who may use it, and an operation that exercises it. */
 const operations: Operation[] = [
@@ -29,7 +29,7 @@ const operations: Operation[] = [
   },
   {
     field: 'tool',
-    document: '{ tool(name: "t.x") { name } }',
+    document: '{ tool(name: "ext.t.x") { name } }',
     allowed: READERS,
   },
   { field: 'policyRules', document: '{ policyRules { id } }', allowed: ['ADMIN', 'APPROVER', 'VIEWER'] },
@@ -47,15 +47,15 @@ const operations: Operation[] = [
   },
   {
     field: 'updateTool',
-    document: 'mutation { updateTool(name: "t.x", input: { title: "U" }) { name } }',
+    document: 'mutation { updateTool(name: "ext.t.x", input: { title: "U" }) { name } }',
     allowed: ['ADMIN'],
   },
   {
     field: 'setToolEnabled',
-    document: 'mutation { setToolEnabled(name: "t.x", enabled: false) { name } }',
+    document: 'mutation { setToolEnabled(name: "ext.t.x", enabled: false) { name } }',
     allowed: ['ADMIN'],
   },
-  { field: 'removeTool', document: 'mutation { removeTool(name: "t.x") }', allowed: ['ADMIN'] },
+  { field: 'removeTool', document: 'mutation { removeTool(name: "ext.t.x") }', allowed: ['ADMIN'] },
   {
     field: 'setPolicyRule',
     document:
@@ -122,8 +122,9 @@ const operations: Operation[] = [
   { field: 'createRun', document: 'mutation { createRun(input: {}) { id } }', allowed: AGENTS },
   {
     field: 'requestToolCall',
-    document: `mutation { requestToolCall(input: { runId: "${NIL}", name: "t.x" }) { id } }`,
-    allowed: AGENTS,
+    document: `mutation { requestToolCall(input: { runId: "${NIL}", name: "ext.t.x" }) { id } }`,
+    // Approvers call as people (USER_ONLY tools included) on runs of their users.
+    allowed: [...AGENTS, 'APPROVER'],
   },
   {
     field: 'approveToolCall',
@@ -334,11 +335,11 @@ describe('auth matrix', () => {
     '$field as $role: allowed=$ok',
     async ({ document, role, ok, field, subscription }, { gql, tokens, services, yoga }) => {
       await services.registry.register({
-        name: 't.x',
+        name: 'ext.t.x',
         title: 'T',
         description: 'd',
         inputSchema: { type: 'object' },
-        source: 'MCP',
+        source: 'EXTENSION',
       });
       const res = subscription
         ? await firstSseEvent(yoga, document, tokens[role])

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, vi } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
+import { tools } from '../../../src/calls/tables.js';
+import { normalizeAnnotations, normalizeBudget } from '../../../src/core/tool-spec.js';
 import { extensionConnections } from '../../../src/db/schema.js';
 import { ExtensionClient, type Node, startNode } from '../../support/extension.js';
 import { dbTest } from '../../support/fixtures.js';
@@ -145,12 +147,20 @@ describe('extension tool registration', () => {
     bridge,
   }) => {
     const { node, services, dice } = bridge;
-    await services.registry.register({
+    // A row from before registration was checked (registerTool now refuses an MCP tool named so).
+    await services.database.db.insert(tools).values({
       name: 'ext.dice.admin_made',
       title: 'Admin',
       description: 'd',
       inputSchema: { type: 'object' },
+      outputSchema: null,
+      annotations: normalizeAnnotations(null),
+      visibility: 'MODEL',
+      permission: 'ALWAYS_ALLOW',
+      budget: normalizeBudget(null),
       source: 'MCP',
+      enabled: true,
+      owner: null,
     });
     const res = await node.gql(dice, REGISTER, { input: { tools: [{ ...echo, name: 'admin_made' }] } });
     expect(codeOf(res)).toBe('CONFLICT');
@@ -216,7 +226,7 @@ describe('extension tool policy', () => {
   test('extension tools are invisible until a policy allows them, then need approval by default', async ({
     bridge,
   }) => {
-    const { services } = bridge;
+    const { node, services, dice } = bridge;
     const view = async () =>
       (await services.policy.effectiveTools({ profileId: 'p1' })).find(
         (t) => t.tool.name === 'ext.dice.roll',
@@ -227,6 +237,13 @@ describe('extension tool policy', () => {
       reason: 'no rule allows this tool (tools are invisible by default)',
     });
     await allow(services, 'ext.dice.*');
+    // Allowed, but not offered while no client of the extension is connected anywhere.
+    const offline = await view();
+    expect(offline).toMatchObject({ visible: false, callable: false });
+    expect(offline.reason).toMatch(
+      /^cannot run now: its extension dice is not connected to any server process/,
+    );
+    await connect(node, dice, 'dice');
     const allowed = await view();
     expect(allowed).toMatchObject({ visible: true, callable: true, approvalRequired: true });
     expect(allowed.reason).toContain('approval required: EXTENSION tools need approval by default');
@@ -357,7 +374,7 @@ describe('extension tool dispatch over the bridge', () => {
     expect(started.payload.worker).toBe(b.services.dispatcher.workerId);
   });
 
-  test('with no client of the extension connected the call ends at once as extension_not_connected', async ({
+  test('with no client of the extension connected the call is refused at once as extension_not_connected', async ({
     bridge,
   }) => {
     const { services } = bridge;
@@ -371,9 +388,9 @@ describe('extension tool dispatch over the bridge', () => {
     expect(call.error).toMatchObject({ kind: 'RECOVERABLE', code: 'extension_not_connected' });
     expect(call.result!.isError).toBe(true);
     expect((await services.runs.get(run.id))!.status).toBe('RUNNING');
+    // Refused by availability before it is dispatched: not started, and not a policy violation.
     expect(await eventTypes(services, { callId: call.id })).toEqual([
       'tool_call_requested',
-      'tool_call_started',
       'tool_call_failed',
     ]);
   });

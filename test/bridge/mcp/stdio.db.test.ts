@@ -298,7 +298,7 @@ describe('MCP over stdio: the SDK test server as a child process', () => {
     expect(echo.result!.content).toEqual([{ type: 'text', text: 'again' }]);
   });
 
-  test('a server that cannot start is FAILED with the reason, and its tools answer not connected', async ({
+  test('a server that cannot start is FAILED with the reason, and its tools are refused as not connected', async ({
     services,
   }) => {
     await connected(services);
@@ -311,10 +311,17 @@ describe('MCP over stdio: the SDK test server as a child process', () => {
     const failed = await waitForState(services, 't', 'FAILED');
     expect(failed.lastError).toMatch(/^could not connect: .*no-such-server/);
     expect(failed.nextRetryAt).not.toBeNull();
-    const call = await callApproved(services, 'mcp.t.echo', { text: 'x' });
+    // Connected nowhere, so not offered, and a call is refused before anybody is asked to approve it.
+    const run = await newRun(services);
+    const call = await services.calls.request(
+      { runId: run.id, name: 'mcp.t.echo', arguments: { text: 'x' } },
+      agent,
+    );
     expect(call.status).toBe('FAILED');
     expect(call.error).toMatchObject({ kind: 'RECOVERABLE', code: 'mcp_not_connected' });
-    expect(call.error!.message).toMatch(/^The MCP server t is not connected \(failed: could not connect: /);
+    expect(call.error!.message).toMatch(
+      /^The tool mcp\.t\.echo cannot run now: its MCP server t is not connected to any server process/,
+    );
   });
 
   test('the configured env and cwd reach the child; nothing else of this process does', async ({
