@@ -1,6 +1,8 @@
+import { eq } from 'drizzle-orm';
 import { describe, expect } from 'vitest';
 import { createLogger } from '../../../src/app/logger.js';
 import { createServices } from '../../../src/app/services.js';
+import { mcpConnections } from '../../../src/bridge/mcp/tables.js';
 import { readResource } from '../../../src/calls/resource-store.js';
 import { dbTest as test } from '../../support/fixtures.js';
 import { admin, agent, approver, eventTypes, newRun, waitFor } from '../../support/lifecycle.js';
@@ -73,6 +75,41 @@ describe('MCP over stdio: the SDK test server as a child process', () => {
       openWorldHint: false,
     });
     expect(await eventTypes(services, {})).toEqual(['mcp_server_changed', 'mcp_tools_changed']);
+  });
+
+  test('while connected, this process holds a presence row for the server; the tools are offered only then', async ({
+    services,
+  }) => {
+    await connected(services);
+    await allowMcp(services, 'mcp.t.*');
+    const rows = () =>
+      services.database.db.select().from(mcpConnections).where(eq(mcpConnections.serverName, 't'));
+    const [row] = await rows();
+    expect(row!.expiresAt.getTime()).toBeGreaterThan(Date.now());
+    const echo = async () =>
+      (await services.policy.effectiveTools({ profileId: 'p1' })).find((t) => t.tool.name === 'mcp.t.echo')!;
+    expect(await echo()).toMatchObject({ visible: true });
+
+    await services.mcpServers.setEnabled('t', false, 'admin:root');
+    await waitFor(async () => (await rows()).length === 0);
+    expect((await echo()).visible).toBe(false);
+  });
+
+  test('each connected process holds its own presence row, and a stopped one leaves none behind', async ({
+    services,
+    testDb,
+  }) => {
+    const second = createServices(testDb.database, createLogger('silent'), { busPollMs: 200 });
+    await second.start();
+    const rows = () => services.database.db.select().from(mcpConnections);
+    try {
+      await connected(services);
+      await waitForState(second, 't', 'CONNECTED');
+      expect(await rows()).toHaveLength(2);
+    } finally {
+      await second.stop();
+    }
+    expect(await rows()).toHaveLength(1);
   });
 
   test('a call goes request → approval → dispatch → result, even when a rule waives default approvals', async ({
