@@ -35,7 +35,7 @@ const operations: Operation[] = [
   { field: 'policyRules', document: '{ policyRules { id } }', allowed: ['ADMIN', 'APPROVER', 'VIEWER'] },
   {
     field: 'effectiveTools',
-    document: '{ effectiveTools(context: { userId: "u" }) { reason } }',
+    document: '{ effectiveTools(context: { userId: "u1" }) { reason } }',
     allowed: READERS,
   },
   { field: 'apiTokens', document: '{ apiTokens { id } }', allowed: ['ADMIN'] },
@@ -182,7 +182,11 @@ const operations: Operation[] = [
     document: 'mutation { setWorkspaceOwner(id: "w1", userId: "u1") { id } }',
     allowed: ['ADMIN'],
   },
-  { field: 'profileRunDefaults', document: '{ profileRunDefaults { profileId } }', allowed: PEOPLE },
+  {
+    field: 'profileRunDefaults',
+    document: '{ profileRunDefaults { profileId } }',
+    allowed: [...PEOPLE, 'HOST'],
+  },
   {
     field: 'setProfileRunDefaults',
     document: 'mutation { setProfileRunDefaults(input: { profileId: "p1", maxCalls: 5 }) { profileId } }',
