@@ -32,6 +32,8 @@ describe('lorebooks and activations over GraphQL', () => {
     await gql('mutation($input: ImportChatInput!) { importChat(input: $input) { id } }', {
       input: { jsonl: chatJsonl(['hello']), id: 'c', ownerUserId: 'u1' },
     });
+    // An agent writes activations only for chats its own runs name.
+    await gql('mutation { createRun(input: { profileId: "p1", chatId: "c" }) { id } }', {}, tokens.AGENT);
     const id = (
       await gql(importLorebook, {
         input: { json: readFixture('sillytavern/worlds/Eldoria.json'), name: 'Eldoria' },
