@@ -166,6 +166,9 @@ const callIdsOf = (turn: AssistantTurn) =>
  * Seed §8 at the API: the tools a run's model sees in a provider's format, its responses parsed
  * into calls that go through the normal lifecycle, and the stored turns replayed into the next
  * request (with the frame from context assembly).
+ *
+ * Over 400 lines on purpose: submitting a turn, mapping its calls and answering them share one
+ * run lock and turn numbering; split, each part would need the other's transaction state.
  */
 export class ModelService {
   constructor(

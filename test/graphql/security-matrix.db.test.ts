@@ -5,6 +5,7 @@ import type { Yoga } from '../../src/graphql/yoga.js';
 import { readChat, readFixture } from '../support/chat.js';
 import { dbTest, type Gql, type GqlResult } from '../support/fixtures.js';
 import { admin } from '../support/lifecycle.js';
+import { firstSubscriptionEvent } from '../support/sse.js';
 
 /**
  * Who sees and changes another user's data. Bob owns a run (created by his agent's token) with a
@@ -425,25 +426,7 @@ async function call(yoga: Yoga, op: Operation, w: World, token: string): Promise
     body: JSON.stringify({ query: op.document, variables: op.variables(w) }),
   });
   if (!op.subscription) return (await response.json()) as GqlResult;
-  return firstEvent(response);
-}
-
-/** The first event of an SSE stream, or an empty answer when none comes within a second. */
-async function firstEvent(response: Response): Promise<GqlResult> {
-  const reader = response.body!.getReader();
-  const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), 1_000));
-  let text = '';
-  try {
-    for (;;) {
-      const chunk = await Promise.race([reader.read(), timeout]);
-      if (chunk === null || chunk.done) return { data: {} };
-      text += new TextDecoder().decode(chunk.value);
-      const match = /data: (\{.*\})\n/.exec(text);
-      if (match) return JSON.parse(match[1]!) as GqlResult;
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
+  return firstSubscriptionEvent(response, 1_000);
 }
 
 function outcomeOf(op: Operation, res: GqlResult, w: World): Outcome | string {

@@ -1,4 +1,5 @@
 import { badInput } from '../../src/core/errors.js';
+import type { GqlResult } from './fixtures.js';
 
 function parseJson(text: string, where: string): unknown {
   try {
@@ -29,4 +30,25 @@ export function parseJsonLines(text: string): unknown[] {
     .map((line, i) => [line.trim(), i] as const)
     .filter(([line]) => line !== '')
     .map(([line, i]) => parseJson(line, `line ${i + 1}`));
+}
+
+/**
+ * The first event of a GraphQL subscription's SSE response, or an empty answer when none comes
+ * within `waitMs` (an accepted stream that has nothing to say yet).
+ */
+export async function firstSubscriptionEvent(response: Response, waitMs: number): Promise<GqlResult> {
+  const reader = response.body!.getReader();
+  const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), waitMs));
+  let text = '';
+  try {
+    for (;;) {
+      const chunk = await Promise.race([reader.read(), timeout]);
+      if (chunk === null || chunk.done) return { data: {} };
+      text += new TextDecoder().decode(chunk.value);
+      const match = /data: (\{.*\})\n/.exec(text);
+      if (match) return JSON.parse(match[1]!) as GqlResult;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
 }

@@ -59,6 +59,9 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
  * automatic checkpoint and its journal events commit together, under the workspace's row lock,
  * which orders concurrent writers and numbers checkpoints without gaps. The roots a profile may
  * see and write are the sessions' business (session.ts), not the store's.
+ *
+ * Over 400 lines on purpose: every write here shares one row lock, checkpoint and journal event
+ * per mutation, and splitting it would spread that one transaction shape over several files.
  */
 export class WorkspaceStore {
   constructor(
