@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
+import { createConsoleHandler } from '../features/console/index.js';
 import { closeWhenTokenEnds } from '../graphql/token-watch.js';
 import {
   bearerSecret,
@@ -24,6 +25,8 @@ export interface AppServer {
 /** Limits and allowed origins come from the configuration (startApp); tests leave them out. */
 export interface AppServerOptions extends GraphQLHandlerOptions {
   maxBodyBytes?: number;
+  /** The built console to serve at `/` and `/console` (console/dist by default). */
+  consoleDir?: string;
 }
 
 type EnvelopedArgs = ExecutionArgs & {
@@ -95,11 +98,13 @@ function refuseBody(
 export function createAppServer(services: Services, options: AppServerOptions = {}): AppServer {
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const yoga = createGraphQLHandler(services, options);
+  const serveStatic = createConsoleHandler(options.consoleDir ? { dir: options.consoleDir } : {});
   const http = createServer((req, res) => {
     if (req.url === '/health' && req.method === 'GET') {
       void health(services, res);
       return;
     }
+    if (serveStatic(req, res)) return;
     const problem = declaredLengthProblem(req, maxBodyBytes);
     if (problem) {
       refuseBody(req, res, problem, maxBodyBytes);

@@ -1,7 +1,7 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { renderGraphiQL } from '../features/console/index.js';
 import type { GraphQLContext } from './context.js';
 import { maskError } from './errors.js';
 import { type TransportLimits, useTransportLimits } from './rate-limits.js';

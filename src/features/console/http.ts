@@ -1,0 +1,60 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type StaticAsset, sendAsset } from './asset.js';
+import { type ConsoleBuild, defaultConsoleDir, NOT_BUILT_PAGE, readConsoleBuild } from './console-files.js';
+import { graphiqlAsset } from './graphiql.js';
+
+export interface ConsoleHandlerOptions {
+  /** The built console (console/dist of this repository by default). */
+  dir?: string;
+}
+
+/** Answers a request it serves and returns true; returns false for anything else (the API). */
+export type StaticHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+function send(req: IncomingMessage, res: ServerResponse, asset: StaticAsset): void {
+  sendAsset(req, res, asset).catch((error: unknown) => res.destroy(error as Error));
+}
+
+/** The console's mount points: `/` and `/console` show the same page (it routes by the URL hash). */
+function consolePath(pathname: string): string | null {
+  if (pathname === '/' || pathname === '/console') return '';
+  return pathname.startsWith('/console/') ? pathname.slice('/console/'.length) : null;
+}
+
+/**
+ * The console's files and GraphiQL's, from memory. A build that is missing is looked for again on
+ * each request, so `npm run build:console` next to a running server is enough.
+ */
+export function createConsoleHandler(options: ConsoleHandlerOptions = {}): StaticHandler {
+  const dir = options.dir ?? defaultConsoleDir();
+  let build: ConsoleBuild | null = null;
+  return (req, res) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+    const pathname = new URL(req.url ?? '/', 'http://server').pathname;
+    const graphiql = graphiqlAsset(pathname);
+    if (graphiql) {
+      send(req, res, graphiql);
+      return true;
+    }
+    const path = consolePath(pathname);
+    if (path === null) return false;
+    build ??= readConsoleBuild(dir);
+    if (!build) {
+      res.writeHead(503, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : NOT_BUILT_PAGE);
+      return true;
+    }
+    const file = build.files.get(path);
+    if (file) {
+      send(req, res, file);
+      return true;
+    }
+    if (path.startsWith('assets/')) {
+      // A stale hash from an older build: a 404, not index.html served as script.
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found');
+      return true;
+    }
+    send(req, res, build.index);
+    return true;
+  };
+}

@@ -1,0 +1,4 @@
+/** The approval console's built files and GraphiQL's, served as static, compressed, cached assets. */
+
+export { renderGraphiQL } from './graphiql.js';
+export { type ConsoleHandlerOptions, createConsoleHandler, type StaticHandler } from './http.js';

@@ -1,0 +1,174 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { describe, expect } from 'vitest';
+import { serverTest } from '../../support/app-server.js';
+
+const indexHtml =
+  '<!doctype html><title>console</title><script src="/console/assets/app-abc123.js"></script>';
+const appJs = `console.log(${JSON.stringify('x'.repeat(4000))});`;
+
+/** A server over a console build of two files, and the origin it listens on. */
+const test = serverTest.extend<{ origin: string; builtDir: string }>({
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads the destructuring to learn a fixture's dependencies.
+  builtDir: async ({}, use) => {
+    const dir = mkdtempSync(join(tmpdir(), 'console-dist-'));
+    mkdirSync(join(dir, 'assets'));
+    writeFileSync(join(dir, 'index.html'), indexHtml);
+    writeFileSync(join(dir, 'assets', 'app-abc123.js'), appJs);
+    await use(dir);
+    rmSync(dir, { recursive: true, force: true });
+  },
+  origin: async ({ serve, builtDir }, use) => {
+    await use(new URL(await serve({ consoleDir: builtDir })).origin);
+  },
+});
+
+/** A GET through node:http (fetch would decompress on its own): the status, headers and bytes as sent. */
+function raw(url: string, headers: Record<string, string> = {}) {
+  return new Promise<{ response: { status: number; headers: Headers }; body: Buffer }>((resolve, reject) => {
+    get(url, { headers: { 'accept-encoding': 'identity', ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (typeof value === 'string') responseHeaders.set(name, value);
+        }
+        resolve({
+          response: { status: res.statusCode!, headers: responseHeaders },
+          body: Buffer.concat(chunks),
+        });
+      });
+      res.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
+describe('the console page', () => {
+  test('/ serves index.html, revalidated on every load', async ({ origin }) => {
+    const { response, body } = await raw(`${origin}/`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+    expect(body.toString()).toBe(indexHtml);
+  });
+
+  test('/console and any path below it serve the same index.html (the page routes by hash)', async ({
+    origin,
+  }) => {
+    for (const path of ['/console', '/console/', '/console/runs/r1']) {
+      const { response, body } = await raw(`${origin}${path}`);
+      expect({ path, status: response.status, body: body.toString() }).toEqual({
+        path,
+        status: 200,
+        body: indexHtml,
+      });
+    }
+  });
+
+  test('a hashed asset is cached for a year as immutable', async ({ origin }) => {
+    const { response, body } = await raw(`${origin}/console/assets/app-abc123.js`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(response.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
+    expect(body.toString()).toBe(appJs);
+  });
+
+  test('an asset of an older build is a 404, not the page', async ({ origin }) => {
+    const { response } = await raw(`${origin}/console/assets/app-old999.js`);
+    expect(response.status).toBe(404);
+  });
+
+  test('brotli is sent to a client that accepts it', async ({ origin }) => {
+    const { response, body } = await raw(`${origin}/console/assets/app-abc123.js`, {
+      'accept-encoding': 'gzip, deflate, br',
+    });
+    expect(response.headers.get('content-encoding')).toBe('br');
+    expect(response.headers.get('vary')).toBe('Accept-Encoding');
+    expect(brotliDecompressSync(body).toString()).toBe(appJs);
+  });
+
+  test('gzip is sent to a client that accepts only gzip', async ({ origin }) => {
+    const { response, body } = await raw(`${origin}/console/assets/app-abc123.js`, {
+      'accept-encoding': 'gzip, br;q=0',
+    });
+    expect(response.headers.get('content-encoding')).toBe('gzip');
+    expect(gunzipSync(body).toString()).toBe(appJs);
+  });
+
+  test('a client that accepts no encoding gets the bytes as they are', async ({ origin }) => {
+    const { response, body } = await raw(`${origin}/console/assets/app-abc123.js`);
+    expect(response.headers.get('content-encoding')).toBeNull();
+    expect(body.toString()).toBe(appJs);
+  });
+
+  test('a request naming the ETag it has gets 304 with no body, in any encoding', async ({ origin }) => {
+    const url = `${origin}/console/assets/app-abc123.js`;
+    const first = await raw(url, { 'accept-encoding': 'br' });
+    const etag = first.response.headers.get('etag')!;
+    const again = await raw(url, { 'accept-encoding': 'gzip', 'if-none-match': etag });
+    expect(again.response.status).toBe(304);
+    expect(again.body.length).toBe(0);
+    expect(again.response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+  });
+
+  test('a stale ETag gets the full file', async ({ origin }) => {
+    const { response } = await raw(`${origin}/`, { 'if-none-match': '"something-else"' });
+    expect(response.status).toBe(200);
+  });
+
+  test('without a build, the page is a 503 saying how to build it', async ({ serve }) => {
+    const missing = join(tmpdir(), 'no-console-build-here');
+    const origin = new URL(await serve({ consoleDir: missing })).origin;
+    const { response, body } = await raw(`${origin}/`);
+    expect(response.status).toBe(503);
+    expect(body.toString()).toContain('npm run build:console');
+  });
+
+  test('the API is still answered at /graphql', async ({ origin, tokens }) => {
+    const response = await fetch(`${origin}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.VIEWER}` },
+      body: JSON.stringify({ query: '{ me { role } }' }),
+    });
+    expect(await response.json()).toEqual({ data: { me: { role: 'VIEWER' } } });
+  });
+});
+
+describe('GraphiQL', () => {
+  const page = async (origin: string) => {
+    const { response, body } = await raw(`${origin}/graphql`, { accept: 'text/html' });
+    return { response, html: body.toString() };
+  };
+
+  test('GET /graphql in a browser is a small page that references its files', async ({ origin }) => {
+    const { response, html } = await page(origin);
+    expect(response.status).toBe(200);
+    expect(html.length).toBeLessThan(4000);
+    expect(html).toMatch(/<script src="\/graphiql\/[\w-]+\/graphiql\.js"><\/script>/);
+    expect(html).toMatch(/<link rel="stylesheet" href="\/graphiql\/[\w-]+\/graphiql\.css" \/>/);
+  });
+
+  test("GraphiQL's script is cached as immutable and sent compressed", async ({ origin }) => {
+    const { html } = await page(origin);
+    const script = /<script src="([^"]+)">/.exec(html)![1]!;
+    const { response, body } = await raw(`${origin}${script}`, { 'accept-encoding': 'br' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(response.headers.get('content-encoding')).toBe('br');
+    expect(brotliDecompressSync(body).toString()).toContain('renderYogaGraphiQL');
+  });
+
+  test('each worker GraphiQL names is served', async ({ origin }) => {
+    const { html } = await page(origin);
+    const workers = JSON.parse(/const workers = (\{[^}]+\});/.exec(html)![1]!) as Record<string, string>;
+    expect(Object.keys(workers).sort()).toEqual(['editorWorkerService', 'graphql', 'json']);
+    for (const path of Object.values(workers)) {
+      const { response } = await raw(`${origin}${path}`);
+      expect({ path, status: response.status }).toEqual({ path, status: 200 });
+    }
+  });
+});
