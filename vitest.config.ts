@@ -1,13 +1,16 @@
 import { defineConfig } from 'vitest/config';
 
 // Tests sit beside the module they specify (test/features/workspace/… for src/features/workspace/…);
-// the suffix says what a test needs: `.db.test.ts` a database, `.process.test.ts` child processes.
+// the suffix says what a test needs: `.db.test.ts` a database, `.process.test.ts` child processes,
+// `.browser.test.ts` Chromium.
 const dbTests = ['test/**/*.db.test.ts'];
 const processTests = ['test/**/*.process.test.ts'];
+const browserTests = ['test/**/*.browser.test.ts'];
 
 /**
  * unit: pure logic, once. pglite and postgres: the same database suites on each driver.
  * process: real servers as child processes (ports, signals), once.
+ * browser: headless Chromium driving the console and GraphiQL of a server process, once.
  */
 export default defineConfig({
   // graphql ships CJS (main) and ESM (module) builds. Node loads the CJS one for Pothos and yoga;
@@ -23,7 +26,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: [...dbTests, ...processTests],
+          exclude: [...dbTests, ...processTests, ...browserTests],
           // A 2-core machine running every project at once: the tokenizer build alone can take seconds.
           testTimeout: 20_000,
         },
@@ -55,6 +58,17 @@ export default defineConfig({
           include: processTests,
           testTimeout: 120_000,
           hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // Headless Chromium against a server process (test/browser/support.ts); SKIP_BROWSER_TESTS=1
+          // reports them skipped. Generous limits: a hang fails with the test's name, not the run's.
+          name: 'browser',
+          include: browserTests,
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
         },
       },
     ],
