@@ -4,6 +4,7 @@ import { runDefaultsCommands } from '../calls/cli.js';
 import { type CliIo, type Command, UsageError } from '../cli/command.js';
 import { DomainError } from '../core/errors.js';
 import { chatCommands } from '../features/chat/index.js';
+import { modelConnectionCommands } from '../features/models/index.js';
 import { skillCommands } from '../features/skill/index.js';
 import { tokenCommands } from '../features/tokens/index.js';
 import { workspaceCommands } from '../features/workspace/index.js';
@@ -22,6 +23,7 @@ const commands: Command<Services>[] = [
   ...skillCommands,
   ...worldInfoCommands,
   ...mcpCommands,
+  ...modelConnectionCommands,
 ];
 
 function help(io: CliIo, command?: Command<Services>): void {

@@ -28,6 +28,12 @@ import type { Logger } from '../core/logger.js';
 import { countTokens } from '../core/tokens.js';
 import type { Database } from '../db/client.js';
 import { ChatService, chatTools } from '../features/chat/index.js';
+import {
+  DEFAULT_RETRY_POLICY,
+  ModelConnectionService,
+  ProviderClient,
+  type RetryPolicy,
+} from '../features/models/index.js';
 import { SkillService, skillTools } from '../features/skill/index.js';
 import { DEFAULT_TOKEN_CHECK_INTERVAL_MS, TokenService, TokenWatch } from '../features/tokens/index.js';
 import {
@@ -73,6 +79,9 @@ export interface Services {
   /** MCP server configuration (admin) and this process's connections to the servers. */
   mcpServers: McpServerService;
   mcpConnections: McpConnectionManager;
+  /** Model connections (admin) and the one HTTP client that calls them. */
+  modelConnections: ModelConnectionService;
+  providerClient: ProviderClient;
   /** Registers the built-in tools and starts the journal bus, the extension bridge, the dispatcher and the MCP connections. */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -92,6 +101,8 @@ export interface ServiceOptions {
   mcp?: Partial<ConnectionOptions>;
   /** How often open subscriptions' tokens are re-checked (TOKEN_CHECK_INTERVAL_MS). */
   tokenCheckMs?: number;
+  /** Retries of model requests (tests shorten the back-off). */
+  modelRetry?: Partial<RetryPolicy>;
 }
 
 /**
@@ -189,6 +200,8 @@ export function createServices(database: Database, logger: Logger, options: Serv
     extensions,
     mcpServers,
     mcpConnections,
+    modelConnections: new ModelConnectionService(db),
+    providerClient: new ProviderClient(logger, { ...DEFAULT_RETRY_POLICY, ...options.modelRetry }),
     async start() {
       // Building the tokenizer blocks the event loop for about a second; doing it now keeps that
       // pause out of the first tool call, where it would stall lease renewal.

@@ -19,6 +19,7 @@ export const journalEventTypes = [
   'bridge_answer_rejected',
   'mcp_server_changed',
   'mcp_tools_changed',
+  'model_connection_changed',
 ] as const;
 export type JournalEventType = (typeof journalEventTypes)[number];
 

@@ -6,6 +6,7 @@ export * from '../bridge/extension/tables.js';
 export * from '../bridge/mcp/tables.js';
 export * from '../calls/tables.js';
 export * from '../features/chat/tables.js';
+export * from '../features/models/tables.js';
 export * from '../features/skill/tables.js';
 export * from '../features/tokens/tables.js';
 export * from '../features/workspace/tables.js';

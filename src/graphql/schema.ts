@@ -17,6 +17,7 @@ import '../model/graphql.js';
 import '../model/context/graphql.js';
 import '../bridge/extension/graphql.js';
 import '../bridge/mcp/graphql.js';
+import '../features/models/graphql.js';
 
 export const schema = builder.toSchema();
 

@@ -112,6 +112,23 @@ const operations: Operation[] = [
     document: 'mutation { refreshMcpServer(name: "nope") { changes { added } } }',
     allowed: ['ADMIN'],
   },
+  { field: 'modelConnections', document: '{ modelConnections { name } }', allowed: ['ADMIN'] },
+  {
+    field: 'modelConnection',
+    document: '{ modelConnection(name: "nope") { name } }',
+    allowed: ['ADMIN'],
+  },
+  {
+    field: 'setModelConnection',
+    document:
+      'mutation { setModelConnection(input: { name: "m", wireFormat: OPENAI_CHAT, model: "x", baseUrl: "http://127.0.0.1:9/v1" }) { name } }',
+    allowed: ['ADMIN'],
+  },
+  {
+    field: 'removeModelConnection',
+    document: 'mutation { removeModelConnection(name: "nope") }',
+    allowed: ['ADMIN'],
+  },
   { field: 'run', document: `{ run(id: "${NIL}") { id } }`, allowed: READERS },
   { field: 'runs', document: '{ runs { edges { node { id } } } }', allowed: READERS },
   { field: 'toolCall', document: `{ toolCall(id: "${NIL}") { id } }`, allowed: READERS },
