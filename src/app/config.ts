@@ -32,6 +32,28 @@ const configSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
   RATE_LIMIT_BURST: z.coerce.number().int().positive().default(100),
   MAX_SUBSCRIPTIONS_PER_TOKEN: z.coerce.number().int().min(0).default(50),
+  METRICS_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  METRICS_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  TRACING: z
+    .enum(['off', 'otlp'])
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .url()
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  OTEL_SERVICE_NAME: z.string().min(1).default('agent-tool-system'),
+  DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   ALLOWED_ORIGINS: z
     .string()
     .default('')
@@ -80,6 +102,12 @@ export type Config = {
   limits: TransportLimits;
   /** Origins whose pages may call the API (CORS, WebSocket upgrades); empty = same origin only. */
   allowedOrigins: string[];
+  /** /metrics: on the API port for ADMIN tokens and `token`, or alone on `port` (open unless `token` is set). */
+  metrics: { token: string | undefined; port: number | undefined };
+  /** OTLP/HTTP trace export; null (the default) loads no tracing code at all. */
+  tracing: { endpoint: string; serviceName: string } | null;
+  /** At SIGTERM, how long running calls may take to finish before their leases are released. */
+  drainTimeoutMs: number;
 };
 
 export class ConfigError extends Error {
@@ -96,6 +124,12 @@ function readWorkspaceConfig(path: string): WorkspaceConfig {
         : (error as Error).message;
     throw new ConfigError(`Invalid configuration:\n  WORKSPACE_CONFIG (${path}): ${detail}`);
   }
+}
+
+/** An endpoint turns tracing on unless TRACING=off; TRACING=otlp alone sends to the collector's default port. */
+function tracingFrom(mode: 'off' | 'otlp' | undefined, endpoint: string | undefined, serviceName: string) {
+  if (mode === 'off' || (mode === undefined && endpoint === undefined)) return null;
+  return { endpoint: endpoint ?? 'http://localhost:4318', serviceName };
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -122,5 +156,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       subscriptionsPerToken: c.MAX_SUBSCRIPTIONS_PER_TOKEN,
     },
     allowedOrigins: c.ALLOWED_ORIGINS,
+    metrics: { token: c.METRICS_TOKEN, port: c.METRICS_PORT },
+    tracing: tracingFrom(c.TRACING, c.OTEL_EXPORTER_OTLP_ENDPOINT, c.OTEL_SERVICE_NAME),
+    drainTimeoutMs: c.DRAIN_TIMEOUT_MS,
   };
 }

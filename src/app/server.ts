@@ -5,6 +5,12 @@ import type { ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { createConsoleHandler } from '../features/console/index.js';
+import {
+  type MetricsAccess,
+  observeHttp,
+  requestIdFrom,
+  serveMetrics,
+} from '../features/observability/index.js';
 import { closeWhenTokenEnds } from '../graphql/token-watch.js';
 import {
   bearerSecret,
@@ -19,6 +25,8 @@ export interface AppServer {
   yoga: Yoga;
   http: Server;
   listen(port: number, host: string): Promise<AddressInfo>;
+  /** Ends every graphql-ws socket (1001 with the reason) and SSE stream; other requests go on. */
+  closeSubscriptions(reason: string): void;
   close(): Promise<void>;
 }
 
@@ -27,6 +35,10 @@ export interface AppServerOptions extends GraphQLHandlerOptions {
   maxBodyBytes?: number;
   /** The built console to serve at `/` and `/console` (console/dist by default). */
   consoleDir?: string;
+  /** Who may read /metrics here; absent when it is served on a port of its own (METRICS_PORT). */
+  metrics?: MetricsAccess;
+  /** True once shutdown began: requests get 503 and /health says draining. */
+  draining?: () => boolean;
 }
 
 type EnvelopedArgs = ExecutionArgs & {
@@ -99,10 +111,19 @@ export function createAppServer(services: Services, options: AppServerOptions = 
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const yoga = createGraphQLHandler(services, options);
   const serveStatic = createConsoleHandler(options.consoleDir ? { dir: options.consoleDir } : {});
-  const http = createServer((req, res) => {
+  const streams = new Set<ServerResponse>();
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     if (req.url === '/health' && req.method === 'GET') {
       void health(services, res);
       return;
+    }
+    if (options.metrics && req.url?.split('?')[0] === '/metrics' && req.method === 'GET') {
+      void serveMetrics(services.metrics, options.metrics, req, res);
+      return;
+    }
+    if (req.headers.accept?.includes('text/event-stream')) {
+      streams.add(res);
+      res.once('close', () => streams.delete(res));
     }
     if (serveStatic(req, res)) return;
     const problem = declaredLengthProblem(req, maxBodyBytes);
@@ -111,7 +132,13 @@ export function createAppServer(services: Services, options: AppServerOptions = 
       return;
     }
     void yoga.requestListener(req, res);
-  });
+  };
+  const http = createServer(
+    observeHttp(
+      { logger: services.logger, metrics: services.metrics, draining: options.draining ?? (() => false) },
+      listener,
+    ),
+  );
 
   // The same bound as an HTTP body: an extension answering over graphql-ws sends no more than over POST.
   const wss = new WebSocketServer({
@@ -120,6 +147,9 @@ export function createAppServer(services: Services, options: AppServerOptions = 
     maxPayload: maxBodyBytes,
     verifyClient: ({ origin, req }: { origin: string | undefined; req: IncomingMessage }) =>
       socketOriginAllowed(origin, req.headers.host, options.allowedOrigins ?? []),
+  });
+  wss.on('headers', (headers, req) => {
+    headers.push(`x-request-id: ${requestIdFrom(req.headers['x-request-id'])}`);
   });
   const wsServer = useServer(
     {
@@ -173,6 +203,10 @@ export function createAppServer(services: Services, options: AppServerOptions = 
         http.once('error', reject);
         http.listen(port, host, () => resolve(http.address() as AddressInfo));
       }),
+    closeSubscriptions(reason) {
+      for (const socket of wss.clients) socket.close(1001, reason);
+      for (const stream of streams) stream.destroy();
+    },
     async close() {
       await wsServer.dispose();
       await new Promise<void>((resolve) => wss.close(() => resolve()));

@@ -34,6 +34,12 @@ import {
   ProviderClient,
   type RetryPolicy,
 } from '../features/models/index.js';
+import {
+  CallMetrics,
+  Metrics,
+  registerServiceGauges,
+  traceExecutors,
+} from '../features/observability/index.js';
 import { SkillService, skillTools } from '../features/skill/index.js';
 import { DEFAULT_TOKEN_CHECK_INTERVAL_MS, TokenService, TokenWatch } from '../features/tokens/index.js';
 import {
@@ -79,6 +85,8 @@ export interface Services {
   /** MCP server configuration (admin) and this process's connections to the servers. */
   mcpServers: McpServerService;
   mcpConnections: McpConnectionManager;
+  /** This process's Prometheus instruments, fed from the journal bus and read at /metrics. */
+  metrics: Metrics;
   /** Model connections (admin) and the one HTTP client that calls them. */
   modelConnections: ModelConnectionService;
   providerClient: ProviderClient;
@@ -161,12 +169,12 @@ export function createServices(database: Database, logger: Logger, options: Serv
   mcpServers.onChange((name) => mcpConnections.reconcile(name));
 
   // One list of executors: the dispatcher runs calls on them, and policy offers only tools one of them can run now.
-  const executors = [
+  const executors = traceExecutors([
     builtIns,
     extensions.executor,
     ...(options.executors ?? []),
     new McpExecutor(mcpConnections),
-  ];
+  ]);
   const availability = new ToolAvailability(executors);
   const registry = new RegistryService(db, availability);
   const policy = new PolicyService(db, registry, availability);
@@ -177,6 +185,14 @@ export function createServices(database: Database, logger: Logger, options: Serv
   });
   calls.onDispatch((callId) => dispatcher.dispatch(callId));
   const context = new ContextService(db, runs, chats, worldInfo, workspaces);
+  const metrics = new Metrics();
+  const callMetrics = new CallMetrics(db, metrics, logger);
+  registerServiceGauges(metrics, {
+    db,
+    mcpStates: () => mcpConnections.states(),
+    busListeners: () => bus.subscriberCount,
+  });
+  let unsubscribeMetrics = () => {};
   return {
     database,
     logger,
@@ -200,6 +216,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
     extensions,
     mcpServers,
     mcpConnections,
+    metrics,
     modelConnections: new ModelConnectionService(db),
     providerClient: new ProviderClient(logger, { ...DEFAULT_RETRY_POLICY, ...options.modelRetry }),
     async start() {
@@ -207,6 +224,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
       // pause out of the first tool call, where it would stall lease renewal.
       countTokens('warm up');
       for (const tool of builtIns.definitions) await registry.upsertBuiltIn(tool.spec);
+      unsubscribeMetrics = bus.subscribe((events) => callMetrics.onEvents(events));
       await bus.start();
       await extensions.start();
       dispatcher.start();
@@ -219,6 +237,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
       await extensions.stop();
       await mcpConnections.stop();
       await bus.stop();
+      unsubscribeMetrics();
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { BuiltInTool } from '../calls/tool-contract.js';
+import { Drain, listenForMetrics, startTracing } from '../features/observability/index.js';
 import { bootstrap } from './bootstrap.js';
 import type { Config } from './config.js';
 import { createLogger } from './logger.js';
@@ -9,17 +10,41 @@ export interface StartOptions {
   extraTools?: BuiltInTool[];
 }
 
-/** Opens the database, starts the services and the server, prints where it listens; stops on SIGINT/SIGTERM. */
+/** Opens the database, starts the services and the server, prints where it listens; drains on SIGINT/SIGTERM. */
 export async function startApp(config: Config, options: StartOptions = {}): Promise<void> {
   const logger = createLogger(config.logLevel);
+  // Before the services are built: executors and queries are wrapped in spans only if tracing is on.
+  const stopTracing = config.tracing ? await startTracing(config.tracing) : async () => {};
   const services = await bootstrap(config, logger, options.extraTools);
   // Only the server mints the first admin token: it is the one place where the secret is shown.
   const adminSecret = await services.tokens.bootstrapAdmin();
   await services.start();
-  const server = createAppServer(services, { limits: config.limits, allowedOrigins: config.allowedOrigins });
+  const drain = new Drain();
+  const metricsAccess = {
+    token: config.metrics.token,
+    isAdmin: async (secret: string) => {
+      const outcome = await services.tokens.authenticate(secret);
+      return outcome !== null && 'principal' in outcome && outcome.principal.role === 'ADMIN';
+    },
+  };
+  const metricsServer =
+    config.metrics.port === undefined
+      ? null
+      : await listenForMetrics(
+          services.metrics,
+          { token: config.metrics.token },
+          config.metrics.port,
+          config.host,
+        );
+  const server = createAppServer(services, {
+    limits: config.limits,
+    allowedOrigins: config.allowedOrigins,
+    draining: () => drain.draining,
+    ...(metricsServer ? {} : { metrics: metricsAccess }),
+  });
   const address = await server.listen(config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${address.address}]` : config.host}:${address.port}/graphql`;
-  logger.info({ url, port: address.port }, 'listening');
+  logger.info({ url, port: address.port, metricsPort: metricsServer?.address.port }, 'listening');
   if (adminSecret) {
     process.stdout.write(
       `First start: an admin token was created. It is shown only now; keep it:\n  ${adminSecret}\n` +
@@ -28,14 +53,30 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   }
   process.stdout.write(`Agent Tool System listening on ${url} (GraphiQL in a browser)\n`);
 
-  let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+    if (drain.draining) return;
     logger.info({ signal }, 'shutting down');
-    await server.close();
-    await services.stop();
-    await services.database.close();
+    // Past the limit (plus time to close) the process goes anyway: an orchestrator would kill it.
+    setTimeout(() => {
+      logger.error({ signal }, 'drain did not finish in time');
+      process.exit(1);
+    }, config.drainTimeoutMs + 10_000).unref();
+    await drain.run(
+      {
+        closeSubscriptions: async (reason) => server.closeSubscriptions(reason),
+        drainCalls: (ms) => services.dispatcher.drain(ms),
+        releaseLeases: () => services.dispatcher.releaseLeases(),
+        close: async () => {
+          await server.close();
+          await metricsServer?.close();
+          await services.stop();
+          await services.database.close();
+          await stopTracing();
+        },
+      },
+      config.drainTimeoutMs,
+      logger,
+    );
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

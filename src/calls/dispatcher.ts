@@ -81,6 +81,38 @@ export class Dispatcher {
     await Promise.allSettled([...this.inFlight]);
   }
 
+  /**
+   * Shutdown's first step: no more claiming (the poll stops), while calls already running go on.
+   * True once they have all landed, false when `ms` passed first.
+   */
+  async drain(ms: number): Promise<boolean> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.sweeping;
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    const landed = Promise.allSettled([...this.inFlight]).then(() => true as const);
+    const done = await Promise.race([landed, limit]);
+    clearTimeout(timer);
+    return done;
+  }
+
+  /**
+   * Gives up the calls still running here at shutdown: their leases expire now and name another
+   * owner, so this process's late outcomes are discarded and the next sweep anywhere recovers them
+   * (requeued or interrupted, as after a crash) without waiting for the lease to run out.
+   */
+  async releaseLeases(): Promise<number> {
+    const released = await this.db
+      .update(toolCalls)
+      .set({ leaseOwner: `${this.workerId}:released`, leaseExpiresAt: new Date() })
+      .where(and(eq(toolCalls.leaseOwner, this.workerId), eq(toolCalls.status, 'STARTED')))
+      .returning({ id: toolCalls.id });
+    return released.length;
+  }
+
   private onEvents(events: JournalEvent[]): void {
     for (const event of events) {
       if (event.type === 'tool_call_cancelled' && event.callId)

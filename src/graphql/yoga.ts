@@ -2,6 +2,7 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { renderGraphiQL } from '../features/console/index.js';
+import { useObservability } from '../features/observability/index.js';
 import type { GraphQLContext } from './context.js';
 import { maskError } from './errors.js';
 import { type TransportLimits, useTransportLimits } from './rate-limits.js';
@@ -99,6 +100,7 @@ export function createGraphQLHandler(
         maxTokens: { n: 2000 },
       }),
       useTokenWatch(),
+      useObservability(services.logger, services.metrics),
       ...(options.limits ? [useTransportLimits(options.limits)] : []),
     ],
     context: async (initial): Promise<GraphQLContext> => {

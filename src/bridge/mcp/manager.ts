@@ -149,6 +149,11 @@ export class McpConnectionManager {
     return connected ? next : settled;
   }
 
+  /** The state of each of this process's connections, by server name (for metrics). */
+  states(): Map<string, string> {
+    return new Map([...this.connections].map(([name, connection]) => [name, connection.status.state]));
+  }
+
   /** The live connection to a server in this process, if there is one. */
   connection(name: string): McpConnection | undefined {
     return this.connections.get(name);

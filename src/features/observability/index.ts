@@ -1,0 +1,11 @@
+export { CallMetrics } from './call-metrics.js';
+export { Drain, type Drainable, SHUTDOWN_REASON } from './drain.js';
+export { useObservability } from './graphql.js';
+export { observeHttp } from './http.js';
+export { Metrics } from './metrics.js';
+export { listenForMetrics, type MetricsAccess, serveMetrics } from './metrics-endpoint.js';
+export { requestIdFrom, requestLogFields } from './request-context.js';
+export { registerServiceGauges } from './service-gauges.js';
+export { tracingEnabled } from './spans.js';
+export { traceExecutors } from './tools/traced-executors.js';
+export { startTracing, type TracingOptions } from './tracing.js';
