@@ -126,6 +126,23 @@ async function main(options: DemoOptions): Promise<number> {
       cleanups.push(() => approver.close());
     }
 
+    // Ctrl-C mid-scenario: cancel the run, so no call of it stays in anyone's queue.
+    const interrupt = () => {
+      log('interrupted: cancelling the run');
+      void admin
+        .request('mutation($id: ID!) { cancelRun(id: $id) { status } }', { id: runId })
+        .catch(() => {})
+        .finally(async () => {
+          await runCleanups(cleanups);
+          await embedded?.stop();
+          process.exit(130);
+        });
+    };
+    process.once('SIGINT', interrupt);
+    cleanups.push(() => {
+      process.off('SIGINT', interrupt);
+    });
+
     log(`run ${runId} started for ${options.user} (profile ${PROFILE}, workspace ${workspaceId})`);
     const played = await playScript(agent, runId, follower, log);
     const summary = await summarize(agent, runId, played, follower.events);
@@ -133,8 +150,19 @@ async function main(options: DemoOptions): Promise<number> {
     log(summary.line(((Date.now() - started) / 1000).toFixed(1), `${origin}/console#/runs/${runId}`));
     return summary.ok ? 0 : 1;
   } finally {
-    for (const cleanup of cleanups.reverse()) await cleanup();
+    await runCleanups(cleanups);
     if (embedded) await keepOrStop(embedded, options);
+  }
+}
+
+/** Last in, first out; a failing step (a server already gone) does not keep the others from running. */
+async function runCleanups(cleanups: Array<() => Promise<void> | void>): Promise<void> {
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    try {
+      await cleanup();
+    } catch (error) {
+      log(`while cleaning up: ${(error as Error).message}`);
+    }
   }
 }
 
