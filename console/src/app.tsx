@@ -1,0 +1,122 @@
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { Provider } from 'urql';
+import { createUrqlClient, GRAPHQL_ENDPOINT } from './api/client';
+import { Connection } from './api/connection';
+import { describeToken, forgetToken, type Me, storedToken, storeToken, whoIs } from './auth/session';
+import { SignIn } from './auth/sign-in';
+import { QueuePage } from './queue/queue-page';
+import { parseRoute, useHash } from './route';
+import { RunView } from './run/run-view';
+
+type Session = { token: string; me: Me };
+
+export function App() {
+  const [session, setSession] = useState<Session | null>(null);
+  const [checking, setChecking] = useState(() => storedToken() !== null);
+  const [error, setError] = useState<string | null>(null);
+
+  const signIn = useCallback(async (token: string) => {
+    setChecking(true);
+    const outcome = await whoIs(token);
+    setChecking(false);
+    if ('me' in outcome) {
+      storeToken(token);
+      setError(null);
+      setSession({ token, me: outcome.me });
+    } else {
+      forgetToken();
+      setError(outcome.error);
+      setSession(null);
+    }
+  }, []);
+
+  useEffect(() => {
+    const token = storedToken();
+    if (token) void signIn(token);
+  }, [signIn]);
+
+  const signOut = useCallback((reason: string | null = null) => {
+    forgetToken();
+    setError(reason);
+    setSession(null);
+  }, []);
+
+  const recheck = useCallback(() => {
+    const token = storedToken();
+    if (token) void signIn(token);
+  }, [signIn]);
+
+  if (checking && !session) return <p className="loading">Signing in…</p>;
+  if (!session) return <SignIn onToken={(token) => void signIn(token)} error={error} />;
+  return <SignedIn session={session} onSignOut={signOut} onRecheck={recheck} />;
+}
+
+function SignedIn({
+  session,
+  onSignOut,
+  onRecheck,
+}: {
+  session: Session;
+  onSignOut: (reason?: string | null) => void;
+  onRecheck: () => void;
+}) {
+  const connection = useMemo(
+    () => new Connection(GRAPHQL_ENDPOINT, session.token, onRecheck),
+    [session.token, onRecheck],
+  );
+  useEffect(() => () => connection.dispose(), [connection]);
+  const client = useMemo(() => createUrqlClient(session.token, connection), [session.token, connection]);
+  const route = parseRoute(useHash());
+
+  return (
+    <Provider value={client}>
+      <header className="top">
+        <a className="brand" href="#/">
+          Approvals
+        </a>
+        <nav>
+          <a href="#/" aria-current={route.page === 'queue' ? 'page' : undefined}>
+            Queue
+          </a>
+          <a href="/graphql" target="_blank" rel="noreferrer">
+            GraphiQL
+          </a>
+        </nav>
+        <ConnectionBadge connection={connection} />
+        <span className="whoami" data-testid="whoami" title={`token ${session.me.id}`}>
+          {describeToken(session.me)}
+        </span>
+        <button type="button" className="quiet" data-testid="sign-out" onClick={() => onSignOut()}>
+          Sign out
+        </button>
+      </header>
+      {route.page === 'run' ? (
+        <RunView key={route.runId} runId={route.runId} me={session.me} connection={connection} />
+      ) : (
+        <QueuePage me={session.me} search={route.search} />
+      )}
+    </Provider>
+  );
+}
+
+const stateLabel = {
+  connected: 'live',
+  reconnecting: 'reconnecting…',
+  offline: 'offline, retrying',
+} as const;
+
+function ConnectionBadge({ connection }: { connection: Connection }) {
+  const state = useSyncExternalStore(connection.subscribeState, () => connection.state);
+  const transport = useSyncExternalStore(connection.subscribeState, () => connection.transport);
+  return (
+    <span
+      className={`connection ${state}`}
+      data-testid="connection-state"
+      data-state={state}
+      title={`over ${transport === 'sse' ? 'server-sent events (WebSockets failed)' : 'WebSocket'}`}
+    >
+      {stateLabel[state]}
+      {transport === 'sse' && state === 'connected' ? ' (SSE)' : ''}
+    </span>
+  );
+}

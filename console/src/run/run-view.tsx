@@ -1,0 +1,160 @@
+import { useCallback, useEffect, useRef } from 'react';
+import { JsonView } from 'react-json-view-lite';
+import { useQuery } from 'urql';
+import type { Connection } from '../api/connection';
+import { RunQuery } from '../api/documents';
+import type { Me } from '../auth/session';
+import type { RunViewQuery } from '../gql/graphql';
+import { elapsed, formatDuration } from '../logic/time';
+import { ContentPart } from './content-part';
+import { collapseDeep, jsonStyles } from './json';
+import { type JournalEntry, useJournal } from './use-journal';
+
+type Call = NonNullable<RunViewQuery['run']>['toolCalls']['edges'][number]['node'];
+
+const time = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleTimeString() : '—');
+const ms = (value: number | null) =>
+  value === null ? '—' : value < 1000 ? `${value} ms` : formatDuration(value);
+
+/** Journal events about calls change what the calls show; one refetch per burst of them. */
+const REFETCH_DELAY_MS = 150;
+
+function CallRow({ call }: { call: Call }) {
+  const decision = call.decision;
+  return (
+    <article
+      className={`run-call status-${call.status.toLowerCase()}`}
+      data-testid="run-call"
+      data-call-id={call.id}
+      data-status={call.status}
+    >
+      <header>
+        <span className="tool">{call.name}</span>
+        <span className={`status status-${call.status.toLowerCase()}`}>{call.status}</span>
+        <span className="muted">{call.id}</span>
+      </header>
+      <dl className="meta">
+        <dt>requested</dt>
+        <dd>
+          {time(call.requestedAt)} by {call.requestedBy}
+        </dd>
+        <dt>waited</dt>
+        <dd>{ms(elapsed(call.requestedAt, call.startedAt ?? call.finishedAt))}</dd>
+        <dt>ran</dt>
+        <dd>{ms(call.result?.usage?.durationMs ?? elapsed(call.startedAt, call.finishedAt))}</dd>
+        <dt>attempts</dt>
+        <dd>{call.attempts}</dd>
+      </dl>
+      {call.policyReason && <p className="policy">{call.policyReason}</p>}
+      {decision && (
+        <p className={`decision ${decision.approved ? 'approved' : 'denied'}`} data-testid="decision">
+          {decision.approved ? 'Approved' : 'Denied'} by <strong>{decision.decidedBy}</strong> at{' '}
+          {time(decision.decidedAt)}
+          {decision.reason ? `: “${decision.reason}”` : ' (no reason given)'}
+        </p>
+      )}
+      <details className="arguments">
+        <summary>arguments</summary>
+        <JsonView data={call.arguments as object} shouldExpandNode={collapseDeep} style={jsonStyles} />
+      </details>
+      {call.error && (
+        <p className="error call-error" data-testid="call-error">
+          <span className="badge error-kind">{call.error.kind}</span> <code>{call.error.code}</code>{' '}
+          {call.error.message}
+        </p>
+      )}
+      {call.result && (
+        <div className={`result${call.result.isError ? ' is-error' : ''}`}>
+          {call.result.content.map((part, index) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: content parts are ordered and have no ids.
+            <ContentPart key={index} part={part} />
+          ))}
+        </div>
+      )}
+    </article>
+  );
+}
+
+function JournalRow({ event }: { event: JournalEntry }) {
+  return (
+    <li className="journal-event" data-testid="journal-event" data-seq={event.seq} data-type={event.type}>
+      <span className="seq">#{event.seq}</span>
+      <span className="at">{time(event.at)}</span>
+      <span className="type">{event.type}</span>
+      <span className="actor">{event.actor}</span>
+      {event.callId && <span className="muted">{event.callId}</span>}
+      <details>
+        <summary>payload</summary>
+        <JsonView data={event.payload as object} shouldExpandNode={collapseDeep} style={jsonStyles} />
+      </details>
+    </li>
+  );
+}
+
+export function RunView({ runId }: { runId: string; me: Me; connection: Connection }) {
+  const [{ data, error, fetching }, refetch] = useQuery({ query: RunQuery, variables: { id: runId } });
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const onEvent = useCallback(() => {
+    if (timer.current) return;
+    timer.current = setTimeout(() => {
+      timer.current = null;
+      refetch({ requestPolicy: 'network-only' });
+    }, REFETCH_DELAY_MS);
+  }, [refetch]);
+  useEffect(() => () => void (timer.current && clearTimeout(timer.current)), []);
+  const journal = useJournal(runId, onEvent);
+  const run = data?.run;
+
+  return (
+    <main className="run-view" data-testid="run-view" data-run-id={runId}>
+      <p>
+        <a href="#/">← queue</a>
+      </p>
+      <h1>
+        Run <code>{runId}</code>{' '}
+        {run && <span className={`status run-${run.status.toLowerCase()}`}>{run.status}</span>}
+      </h1>
+      {error && <p className="error">{error.graphQLErrors[0]?.message ?? error.message}</p>}
+      {!run && !fetching && !error && <p className="error">No run {runId} that this token may read.</p>}
+      {run && (
+        <dl className="meta run-meta">
+          <dt>user</dt>
+          <dd>{run.userId ?? '—'}</dd>
+          <dt>profile</dt>
+          <dd>{run.profileId ?? '—'}</dd>
+          <dt>plan node</dt>
+          <dd>{run.planNodeId ?? '—'}</dd>
+          <dt>created</dt>
+          <dd>
+            {time(run.createdAt)} by {run.createdBy}
+          </dd>
+          <dt>finished</dt>
+          <dd>{time(run.finishedAt)}</dd>
+        </dl>
+      )}
+      {run?.failure && (
+        <p className="error">
+          {run.failure.kind} {run.failure.code}: {run.failure.message}
+        </p>
+      )}
+      <div className="run-columns">
+        <section>
+          <h2>Calls</h2>
+          {run?.toolCalls.edges.length === 0 && <p className="muted">No calls yet.</p>}
+          {run?.toolCalls.edges.map(({ node }) => (
+            <CallRow key={node.id} call={node} />
+          ))}
+        </section>
+        <section>
+          <h2>Journal</h2>
+          {journal.error && <p className="error">{journal.error}</p>}
+          <ol className="journal">
+            {journal.events.map((event) => (
+              <JournalRow key={event.seq} event={event} />
+            ))}
+          </ol>
+        </section>
+      </div>
+    </main>
+  );
+}
