@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StaticAsset } from './asset.js';
@@ -35,6 +35,8 @@ function packageRoot(): string {
 export const defaultConsoleDir = () => join(packageRoot(), 'console', 'dist');
 
 export interface ConsoleBuild {
+  /** When index.html was written: a new build writes a new one. */
+  stamp: number | null;
   index: StaticAsset;
   /** Path below the mount point (`assets/index-abc.js`) → asset. */
   files: Map<string, StaticAsset>;
@@ -46,9 +48,18 @@ function walk(dir: string): string[] {
   );
 }
 
-/** The built console, read into memory once; null while it has not been built. */
+export function buildStamp(dir: string): number | null {
+  try {
+    return statSync(join(dir, 'index.html')).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
+/** The built console, read into memory; null while it has not been built. */
 export function readConsoleBuild(dir: string): ConsoleBuild | null {
   if (!existsSync(join(dir, 'index.html'))) return null;
+  const stamp = buildStamp(dir);
   const files = new Map<string, StaticAsset>();
   for (const file of walk(dir)) {
     const path = relative(dir, file).split(sep).join('/');
@@ -60,6 +71,7 @@ export function readConsoleBuild(dir: string): ConsoleBuild | null {
     );
   }
   return {
+    stamp,
     index: new StaticAsset(readFileSync(join(dir, 'index.html')), types['.html']!, revalidate),
     files,
   };

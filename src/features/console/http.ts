@@ -1,6 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type StaticAsset, sendAsset } from './asset.js';
-import { type ConsoleBuild, defaultConsoleDir, NOT_BUILT_PAGE, readConsoleBuild } from './console-files.js';
+import {
+  buildStamp,
+  type ConsoleBuild,
+  defaultConsoleDir,
+  NOT_BUILT_PAGE,
+  readConsoleBuild,
+} from './console-files.js';
 import { graphiqlAsset } from './graphiql.js';
 
 export interface ConsoleHandlerOptions {
@@ -22,8 +28,8 @@ function consolePath(pathname: string): string | null {
 }
 
 /**
- * The console's files and GraphiQL's, from memory. A build that is missing is looked for again on
- * each request, so `npm run build:console` next to a running server is enough.
+ * The console's files and GraphiQL's, from memory. A build that is missing, or newer than the one
+ * read, is read on the next page load, so `npm run build:console` next to a running server is enough.
  */
 export function createConsoleHandler(options: ConsoleHandlerOptions = {}): StaticHandler {
   const dir = options.dir ?? defaultConsoleDir();
@@ -38,7 +44,8 @@ export function createConsoleHandler(options: ConsoleHandlerOptions = {}): Stati
     }
     const path = consolePath(pathname);
     if (path === null) return false;
-    build ??= readConsoleBuild(dir);
+    // Looked at again for each page load, so a rebuild next to a running server is picked up.
+    if (!build || (path === '' && build.stamp !== buildStamp(dir))) build = readConsoleBuild(dir);
     if (!build) {
       res.writeHead(503, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
       res.end(req.method === 'HEAD' ? undefined : NOT_BUILT_PAGE);
