@@ -50,9 +50,13 @@ interface Attempt {
 
 /** Why fetch or a body read threw, in a word or two (`ECONNRESET`, `terminated`). */
 function networkReason(error: unknown, secrets: readonly string[]): string {
-  const cause = error instanceof Error && isJsonObject(error.cause) ? error.cause : null;
-  const code = cause && typeof cause.code === 'string' ? cause.code : null;
-  const message = error instanceof Error ? error.message : String(error);
+  const cause: unknown = error instanceof Error ? error.cause : undefined;
+  const code =
+    typeof cause === 'object' && cause !== null && 'code' in cause && typeof cause.code === 'string'
+      ? cause.code
+      : null;
+  const message =
+    cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error);
   return redact(code ?? message, secrets);
 }
 
