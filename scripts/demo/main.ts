@@ -145,6 +145,12 @@ async function main(options: DemoOptions): Promise<number> {
 
     log(`run ${runId} started for ${options.user} (profile ${PROFILE}, workspace ${workspaceId})`);
     const played = await playScript(agent, runId, follower, log);
+    const { run: after } = await agent.request('query($id: ID!) { run(id: $id) { status } }', { id: runId });
+    if (after.status === 'RUNNING') {
+      // A denial earlier left workspace.finish nothing to hand in; a run nobody drives should not look live.
+      log('the run did not finish: cancelling it');
+      await admin.request('mutation($id: ID!) { cancelRun(id: $id) { status } }', { id: runId });
+    }
     const summary = await summarize(agent, runId, played, follower.events);
     for (const error of extension.errors) log(`extension error: ${String(error)}`);
     log(summary.line(((Date.now() - started) / 1000).toFixed(1), `${origin}/console#/runs/${runId}`));
