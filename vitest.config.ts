@@ -69,6 +69,9 @@ export default defineConfig({
           include: browserTests,
           testTimeout: 180_000,
           hookTimeout: 180_000,
+          // One file at a time, after the other projects: each file boots a server and a Chromium.
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -140,6 +140,11 @@ export interface PendingCall {
 export class Api {
   constructor(private readonly server: ConsoleServer) {}
 
+  /** The server's GraphQL URL now (a restart keeps the port). */
+  get url(): string {
+    return this.server.url;
+  }
+
   gql(query: string, variables?: Record<string, unknown>, token: string = ADMIN_TOKEN): Promise<GqlResult> {
     return graphqlOver(this.server.url, token, query, variables);
   }
@@ -252,15 +257,47 @@ export function card(page: Page, callId: string) {
   return page.locator(`[data-testid=call-card][data-call-id="${callId}"]`);
 }
 
-export async function waitForConnection(page: Page, state: 'connected' | 'reconnecting' | 'offline') {
-  await page.locator(`[data-testid=connection-state][data-state=${state}]`).waitFor({ timeout: UI_TIMEOUT });
+export async function waitForConnection(
+  page: Page,
+  state: 'connected' | 'reconnecting' | 'offline',
+  timeout = UI_TIMEOUT,
+) {
+  await page.locator(`[data-testid=connection-state][data-state=${state}]`).waitFor({ timeout });
 }
 
-/** Where screenshots go: docs/ when UPDATE_SCREENSHOTS=1, .test-output/browser/ otherwise. */
-export function screenshotPath(name: string): string {
-  if (process.env.UPDATE_SCREENSHOTS === '1') return join(ROOT, 'docs', name);
+/**
+ * Starts recording every value the page's connection-state takes, so a state shown for a moment is
+ * not missed; the returned function reads them in order (repeats collapsed).
+ */
+export async function recordConnectionStates(page: Page): Promise<() => Promise<string[]>> {
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    const note = () => {
+      const state = document.querySelector('[data-testid=connection-state]')?.getAttribute('data-state');
+      if (state && seen[seen.length - 1] !== state) seen.push(state);
+    };
+    note();
+    new MutationObserver(note).observe(document.body, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      attributeFilter: ['data-state'],
+    });
+    (window as unknown as { connectionStates: string[] }).connectionStates = seen;
+  });
+  return () =>
+    page.evaluate(() => [...(window as unknown as { connectionStates: string[] }).connectionStates]);
+}
+
+/**
+ * Writes a screenshot of the page into .test-output/browser/ and, when UPDATE_SCREENSHOTS=1, over the
+ * one of that name in docs/ (the pictures docs/console.md shows).
+ */
+export async function saveScreenshot(page: Page, name: string): Promise<void> {
   mkdirSync(OUTPUT_DIR, { recursive: true });
-  return join(OUTPUT_DIR, name);
+  const path = join(OUTPUT_DIR, name);
+  await page.screenshot({ path, fullPage: true });
+  if (process.env.UPDATE_SCREENSHOTS === '1') copyFileSync(path, join(ROOT, 'docs', name));
 }
 
 interface FileFixtures {
