@@ -2,7 +2,7 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { renderGraphiQL } from '../features/console/index.js';
-import { useObservability } from '../features/observability/index.js';
+import { useObservability, yogaLogging } from '../features/observability/index.js';
 import type { GraphQLContext } from './context.js';
 import { maskError } from './errors.js';
 import { type TransportLimits, useTransportLimits } from './rate-limits.js';
@@ -83,12 +83,7 @@ export function createGraphQLHandler(
     renderGraphiQL,
     cors: corsFor(options.allowedOrigins ?? []),
     maskedErrors: { maskError },
-    logging: {
-      debug: (...args) => services.logger.debug({ yoga: args }),
-      info: (...args) => services.logger.info({ yoga: args }),
-      warn: (...args) => services.logger.warn({ yoga: args }),
-      error: (...args) => services.logger.error({ yoga: args }),
-    },
+    logging: yogaLogging(services.logger),
     plugins: [
       // Any request that carries a token was preflighted by a browser, so it counts as the CSRF header.
       useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'authorization'] }),

@@ -20,24 +20,46 @@ const CLIENT_MISTAKES = new Set([
   'PERSISTED_QUERY_NOT_FOUND',
 ]);
 
-function codeOf(error: Partial<GraphQLError>): string | undefined {
+function codeOf(error: Partial<GraphQLError>, unwrapped: string): string | undefined {
   const original = error.originalError;
   if (DomainError.is(original)) return original.code;
   const code = error.extensions?.code;
   if (typeof code === 'string') return code;
-  // Thrown by graphql-js itself (a variable of the wrong type, an unknown enum value): the input's fault.
-  return original === undefined ? 'BAD_USER_INPUT' : undefined;
+  // Made by graphql-js itself (a variable of the wrong type, an unknown field): the document's fault.
+  return original === undefined ? unwrapped : undefined;
 }
 
 /** Expected errors at info (refusals) or debug (client mistakes); anything else is a bug, at error. */
-export function logErrors(logger: Logger, errors: readonly Error[], operation: string | null): void {
+export function logErrors(
+  logger: Logger,
+  errors: readonly Error[],
+  operation: string | null,
+  unwrapped = 'BAD_USER_INPUT',
+): void {
   for (const error of errors as readonly Partial<GraphQLError>[]) {
-    const code = codeOf(error);
+    const code = codeOf(error, unwrapped);
     const fields = { code, operation, path: error.path?.join('.') };
     if (code && REFUSALS.has(code)) logger.info(fields, error.message);
     else if (code && CLIENT_MISTAKES.has(code)) logger.debug(fields, error.message);
     else logger.error({ ...fields, err: error.originalError ?? error }, 'unexpected GraphQL error');
   }
+}
+
+/**
+ * Yoga's own log. It reports every error the masking rewrote at error, expected ones included;
+ * errors of an execution (they have a path) are logged by useObservability at their code's level,
+ * so here they are left out and only the rest (a request yoga could not handle) stays at error.
+ */
+export function yogaLogging(logger: Logger) {
+  return {
+    debug: (...args: unknown[]) => logger.debug({ yoga: args }),
+    info: (...args: unknown[]) => logger.info({ yoga: args }),
+    warn: (...args: unknown[]) => logger.warn({ yoga: args }),
+    error: (...args: unknown[]) => {
+      const rest = args.filter((a) => !(typeof a === 'object' && a !== null && 'path' in a && a.path));
+      if (rest.length > 0) logger.error({ yoga: rest });
+    },
+  };
 }
 
 function operationOf(document: DocumentNode, name: string | null | undefined) {
@@ -74,7 +96,12 @@ export function useObservability(logger: Logger, metrics: Metrics | null): Plugi
       ({ params }) =>
       ({ result }) => {
         if (result.length > 0)
-          logErrors(logger, result, operationOf(params.documentAST, null)?.name?.value ?? null);
+          logErrors(
+            logger,
+            result,
+            operationOf(params.documentAST, null)?.name?.value ?? null,
+            'GRAPHQL_VALIDATION_FAILED',
+          );
       },
     onExecute: ({ args, executeFn, setExecuteFn }) => {
       const name = args.operationName ?? operationOf(args.document, null)?.name?.value ?? null;

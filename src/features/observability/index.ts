@@ -1,6 +1,6 @@
 export { CallMetrics } from './call-metrics.js';
 export { Drain, type Drainable, SHUTDOWN_REASON } from './drain.js';
-export { useObservability } from './graphql.js';
+export { useObservability, yogaLogging } from './graphql.js';
 export { observeHttp } from './http.js';
 export { Metrics } from './metrics.js';
 export { listenForMetrics, type MetricsAccess, serveMetrics } from './metrics-endpoint.js';
