@@ -126,7 +126,7 @@ async function main(options: DemoOptions): Promise<number> {
       cleanups.push(() => approver.close());
     }
 
-    // Ctrl-C mid-scenario: cancel the run, so no call of it stays in anyone's queue.
+    // Ctrl-C (or a kill) mid-scenario: cancel the run, so no call of it stays in anyone's queue.
     const interrupt = () => {
       log('interrupted: cancelling the run');
       void admin
@@ -138,9 +138,9 @@ async function main(options: DemoOptions): Promise<number> {
           process.exit(130);
         });
     };
-    process.once('SIGINT', interrupt);
+    process.once('SIGINT', interrupt).once('SIGTERM', interrupt);
     cleanups.push(() => {
-      process.off('SIGINT', interrupt);
+      process.off('SIGINT', interrupt).off('SIGTERM', interrupt);
     });
 
     log(`run ${runId} started for ${options.user} (profile ${PROFILE}, workspace ${workspaceId})`);
