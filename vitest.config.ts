@@ -56,6 +56,7 @@ export default defineConfig({
         test: {
           name: 'process',
           include: processTests,
+          globalSetup: ['test/support/build-server.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },
