@@ -110,6 +110,8 @@ export class ToolCallService {
     runId?: string | null;
     status?: ToolCallRow['status'] | null;
     seenBy?: Principal | null;
+    /** A ready condition (such as the approval queue's) added to the others. */
+    where?: SQL;
     after?: { at: Date; id: string } | null;
     before?: { at: Date; id: string } | null;
     limit: number;
@@ -120,6 +122,7 @@ export class ToolCallService {
     if (filter.status) conditions.push(eq(toolCalls.status, filter.status));
     const scope = filter.seenBy ? this.inScope(filter.seenBy) : undefined;
     if (scope) conditions.push(scope);
+    if (filter.where) conditions.push(filter.where);
     // Raw SQL parameters bypass column encoding: timestamps travel as ISO strings and are cast.
     if (filter.after)
       conditions.push(

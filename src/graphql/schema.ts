@@ -7,6 +7,7 @@ import '../features/tokens/graphql.js';
 import '../calls/graphql/tool-result.js';
 import '../calls/graphql/run.js';
 import '../calls/graphql/tool-call.js';
+import '../calls/graphql/approval-queue.js';
 import '../journal/graphql.js';
 import '../calls/graphql/resource.js';
 import '../features/workspace/graphql.js';

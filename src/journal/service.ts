@@ -1,5 +1,12 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { inArray } from 'drizzle-orm';
 import { Repeater } from 'graphql-yoga';
+import { countPendingApprovals, pendingApprovalsWhere } from '../calls/approval-queue.js';
+import {
+  type ApprovalQueueEventKind,
+  type ApprovalQueueFilter,
+  matchesQueueFilter,
+  needsRunUser,
+} from '../calls/rules/queue-filter.js';
 import { type RunService, runScope } from '../calls/run-service.js';
 import { runs, toolCalls } from '../calls/tables.js';
 import type { ToolCallRow, ToolCallService } from '../calls/tool-call-service.js';
@@ -17,6 +24,13 @@ export function parseSeq(value: string | null | undefined): bigint | null {
   if (!/^\d{1,19}$/.test(value))
     throw badInput(`afterSeq must be a journal position (digits), not ${JSON.stringify(value)}`);
   return BigInt(value);
+}
+
+export interface ApprovalQueueEvent {
+  kind: ApprovalQueueEventKind;
+  call: ToolCallRow | null;
+  /** How many calls the subscriber holds after this event. */
+  pending: number;
 }
 
 const queueEvents = new Set<JournalEventType>([
@@ -124,35 +138,86 @@ export class JournalService {
     };
   }
 
+  /** The calls awaiting approval that a principal sees and a filter keeps, one page of them. */
+  pendingApprovals(
+    principal: Principal,
+    filter: ApprovalQueueFilter | null | undefined,
+    page: Omit<Parameters<ToolCallService['page']>[0], 'where' | 'status' | 'seenBy'>,
+  ): Promise<ToolCallRow[]> {
+    return this.calls.page({ ...page, where: pendingApprovalsWhere(this.db, principal, filter) });
+  }
+
+  countPendingApprovals(
+    principal: Principal,
+    filter: ApprovalQueueFilter | null | undefined,
+  ): Promise<number> {
+    return countPendingApprovals(this.db, pendingApprovalsWhere(this.db, principal, filter));
+  }
+
   /**
-   * The calls awaiting approval now, then each call as it enters or leaves the queue, read fresh
-   * from its row so a dashboard always shows the current state. Only calls of runs the principal
-   * sees: the snapshot is filtered in SQL, the changes by the run they belong to.
+   * The calls awaiting approval now (ENTERED each, oldest first, then SNAPSHOT_END), then each
+   * call as it enters or leaves the queue, read fresh from its row so a dashboard shows the
+   * current state. Only calls of runs the principal sees and the filter keeps: the snapshot is
+   * filtered in SQL, the changes by the same rules in memory. A call leaves only if it was
+   * listed, so `pending` is exactly the calls a client holds.
    */
-  approvalQueue(principal: Principal): Repeater<ToolCallRow> {
-    return new Repeater<ToolCallRow>(async (push, stop) => {
+  approvalQueueEvents(
+    principal: Principal,
+    filter: ApprovalQueueFilter | null | undefined,
+  ): Repeater<ApprovalQueueEvent> {
+    return new Repeater<ApprovalQueueEvent>(async (push, stop) => {
       const mayRead = this.runVisibility(principal);
+      const runUser = this.runUsers(needsRunUser(filter));
       // Fix the position before taking the snapshot: whatever happens after it is replayed.
       const from = await this.bus.currentSeq();
       const snapshot = await this.db
         .select()
         .from(toolCalls)
-        .where(and(eq(toolCalls.status, 'AWAITING_APPROVAL'), this.calls.inScope(principal)))
-        .orderBy(toolCalls.requestedAt);
+        .where(pendingApprovalsWhere(this.db, principal, filter))
+        .orderBy(toolCalls.requestedAt, toolCalls.id);
       const listed = new Set(snapshot.map((c) => c.id));
       const changes = this.bus.stream({}, from, (e) => queueEvents.has(e.type) && e.callId != null);
       void stop.then(() => changes.return());
-      for (const call of snapshot) await push(call);
+      let pending = 0;
+      for (const call of snapshot) await push({ kind: 'ENTERED', call, pending: ++pending });
+      await push({ kind: 'SNAPSHOT_END', call: null, pending });
       for await (const event of changes) {
-        const entering = event.type === 'tool_call_awaiting_approval';
-        if (entering && listed.has(event.callId!)) continue;
-        if (event.type === 'tool_call_cancelled' && event.payload.previousStatus !== 'AWAITING_APPROVAL')
-          continue;
-        if (!(await mayRead(event.runId))) continue;
-        const call = await this.calls.get(event.callId!);
-        if (call) await push(call);
+        const callId = event.callId!;
+        if (event.type === 'tool_call_awaiting_approval') {
+          if (listed.has(callId) || !(await mayRead(event.runId))) continue;
+          const call = await this.calls.get(callId);
+          if (!call || !matchesQueueFilter(filter, call, await runUser(call.runId))) continue;
+          listed.add(callId);
+          await push({ kind: 'ENTERED', call, pending: listed.size });
+        } else if (listed.delete(callId)) {
+          const call = await this.calls.get(callId);
+          if (call) await push({ kind: 'LEFT', call, pending: listed.size });
+        }
       }
       await stop;
     });
+  }
+
+  /** The first version of the queue: the same calls, as bare ToolCalls, with no marker where the snapshot ends. */
+  approvalQueue(principal: Principal, filter?: ApprovalQueueFilter | null): Repeater<ToolCallRow> {
+    const events = this.approvalQueueEvents(principal, filter);
+    return new Repeater<ToolCallRow>(async (push, stop) => {
+      void stop.then(() => events.return());
+      for await (const event of events) if (event.call) await push(event.call);
+      await stop;
+    });
+  }
+
+  /** A run's user, kept for the subscription (it never changes); no lookups when the filter needs none. */
+  private runUsers(needed: boolean): (runId: string) => Promise<string | null> {
+    if (!needed) return async () => null;
+    const seen = new Map<string, string | null>();
+    return async (runId) => {
+      if (!seen.has(runId)) {
+        if (seen.size >= MAX_CACHED_RUNS) seen.clear();
+        seen.set(runId, (await this.runs.get(runId))?.userId ?? null);
+      }
+      return seen.get(runId) ?? null;
+    };
   }
 }

@@ -1,49 +1,14 @@
 import { describe, expect } from 'vitest';
 import type { Services } from '../../src/app/services.js';
 import type { RunRow } from '../../src/calls/run-service.js';
-import type { ToolCallRow } from '../../src/calls/tool-call-service.js';
-import type { Principal } from '../../src/core/auth.js';
 import type { JournalEvent } from '../../src/core/journal-event.js';
-import { dbTest } from '../support/fixtures.js';
-import { admin, allow, eventTypes } from '../support/lifecycle.js';
-
-/** A person's token bound to these users (`'*'` for every user), as a secret for GraphQL and as its principal. */
-async function person(
-  services: Services,
-  role: 'APPROVER' | 'VIEWER',
-  users: string[] | '*',
-): Promise<{ secret: string; principal: Principal }> {
-  const { secret } = await services.tokens.create({
-    name: `${role.toLowerCase()}-${users === '*' ? 'all' : users.join('-')}`,
-    role,
-    ...(users === '*' ? { allUsers: true } : { users }),
-  });
-  const authenticated = await services.tokens.authenticate(secret);
-  if (!authenticated || !('principal' in authenticated)) throw new Error('token refused');
-  return { secret, principal: authenticated.principal };
-}
-
-/** A run for this user on profile p1, created by an admin who names the user. */
-const runFor = (services: Services, userId: string) =>
-  services.runs.create({ userId, profileId: 'p1' }, admin);
-
-const pendingCall = (services: Services, run: RunRow, key?: string) =>
-  services.calls.request({ runId: run.id, name: 'test.dangerous', idempotencyKey: key ?? null }, admin);
+import { admin, eventTypes } from '../support/lifecycle.js';
+import { pendingCall, person, take, usersTest as test } from '../support/people.js';
 
 const bigResult = async (services: Services, run: RunRow, chars: number) => {
   const call = await services.calls.request({ runId: run.id, name: 'test.big', arguments: { chars } }, admin);
   return call.result!.resourceRefs[0]!;
 };
-
-async function take<T>(iterator: AsyncIterator<T>, n: number): Promise<T[]> {
-  const out: T[] = [];
-  while (out.length < n) {
-    const next = await iterator.next();
-    if (next.done) break;
-    out.push(next.value);
-  }
-  return out;
-}
 
 /** A registry change: a journal event that belongs to no run. */
 const addDisabledServer = (services: Services) =>
@@ -52,28 +17,6 @@ const addDisabledServer = (services: Services) =>
 const PENDING = '{ pendingApprovals { edges { node { id run { userId } } } } }';
 const ids = (res: { data?: { pendingApprovals: { edges: Array<{ node: { id: string } }> } } | null }) =>
   res.data!.pendingApprovals.edges.map((e) => e.node.id);
-
-/** Runs for alice, bob and team-a (profile p1 may call every test tool), each with one call awaiting approval. */
-const test = dbTest.extend<{
-  runs: Record<'alice' | 'bob' | 'teamA', RunRow>;
-  pending: Record<'alice' | 'bob' | 'teamA', ToolCallRow>;
-}>({
-  runs: async ({ services }, use) => {
-    await allow(services);
-    await use({
-      alice: await runFor(services, 'alice'),
-      bob: await runFor(services, 'bob'),
-      teamA: await runFor(services, 'team-a'),
-    });
-  },
-  pending: async ({ services, runs }, use) => {
-    await use({
-      alice: await pendingCall(services, runs.alice),
-      bob: await pendingCall(services, runs.bob),
-      teamA: await pendingCall(services, runs.teamA),
-    });
-  },
-});
 
 describe('approvers see and decide only the calls of their users', () => {
   test('pendingApprovals of an approver for alice lists only alice’s calls', async ({

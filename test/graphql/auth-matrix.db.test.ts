@@ -303,6 +303,12 @@ const operations: Operation[] = [
     allowed: PEOPLE,
     subscription: true,
   },
+  {
+    field: 'approvalQueueEvents',
+    document: 'subscription { approvalQueueEvents { kind pending } }',
+    allowed: PEOPLE,
+    subscription: true,
+  },
 ];
 
 /**

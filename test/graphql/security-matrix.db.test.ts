@@ -355,6 +355,14 @@ const operations: Operation[] = [
     subscription: true,
   },
   {
+    field: 'approvalQueueEvents',
+    document: 'subscription { approvalQueueEvents { kind call { id } } }',
+    variables: () => ({}),
+    sees: (d, w) => has(d, w.pendingCallId),
+    expect: approvalReaders,
+    subscription: true,
+  },
+  {
     field: 'journalEvents',
     document: 'subscription($id: ID) { journalEvents(runId: $id, afterSeq: "0") { seq } }',
     variables: (w) => ({ id: w.runId }),

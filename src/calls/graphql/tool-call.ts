@@ -1,9 +1,7 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
-import type { Principal } from '../../core/auth.js';
 import { summarize } from '../../core/canonical-json.js';
 import { toolCallStatuses } from '../../core/tool-call.js';
 import { builder, scopes } from '../../graphql/builder.js';
-import type { GraphQLContext } from '../../graphql/context.js';
 import { decodeCursor, encodeCursor } from '../../graphql/keyset.js';
 import { JournalEventType } from '../../journal/graphql.js';
 import type { DecisionRecord } from '../tables.js';
@@ -174,11 +172,16 @@ export const ToolCallType = builder.objectRef<ToolCallRow>('ToolCall').implement
   }),
 });
 
-function callConnection(
-  ctx: GraphQLContext,
-  args: object,
-  filter: { runId?: string; status?: ToolCallRow['status']; seenBy?: Principal },
-) {
+/** The page a keyset connection asks for, cursors decoded. */
+export type CallPage = {
+  after: { at: Date; id: string } | null;
+  before: { at: Date; id: string } | null;
+  limit: number;
+  inverted: boolean;
+};
+
+/** A connection of calls, oldest first, paged by (requestedAt, id) cursors; `load` reads one page. */
+export function callConnection(args: object, load: (page: CallPage) => Promise<ToolCallRow[]>) {
   return resolveCursorConnection<Promise<ToolCallRow[]>>(
     {
       args: args as never,
@@ -187,8 +190,7 @@ function callConnection(
       maxSize: 200,
     },
     ({ after, before, limit, inverted }) =>
-      ctx.services.calls.page({
-        ...filter,
+      load({
         after: after ? decodeCursor(after) : null,
         before: before ? decodeCursor(before) : null,
         limit,
@@ -203,7 +205,9 @@ builder.objectField(RunType, 'toolCalls', (t) =>
     type: ToolCallType,
     args: { status: t.arg({ description: 'Only calls in this status.', type: ToolCallStatusEnum }) },
     resolve: (run, args, ctx) =>
-      callConnection(ctx, args, { runId: run.id, status: args.status ?? undefined }),
+      callConnection(args, (page) =>
+        ctx.services.calls.page({ ...page, runId: run.id, status: args.status ?? undefined }),
+      ),
   }),
 );
 
@@ -233,14 +237,6 @@ builder.queryFields((t) => ({
     authScopes: scopes.readers,
     args: { id: t.arg.id({ description: 'The call id.', required: true }) },
     resolve: (_root, args, ctx) => ctx.services.calls.get(String(args.id), ctx.principal!),
-  }),
-  pendingApprovals: t.connection({
-    type: ToolCallType,
-    description:
-      'Calls awaiting a decision, oldest first: only those of runs of the users this token is bound to (every user for ADMIN and `*` tokens). ADMIN, APPROVER and VIEWER.',
-    authScopes: scopes.people,
-    resolve: (_root, args, ctx) =>
-      callConnection(ctx, args, { status: 'AWAITING_APPROVAL', seenBy: ctx.principal! }),
   }),
 }));
 
@@ -289,16 +285,5 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: (_root, args, ctx) => ctx.services.calls.deny(String(args.id), args, ctx.principal!),
-  }),
-}));
-
-builder.subscriptionFields((t) => ({
-  approvalQueue: t.field({
-    type: ToolCallType,
-    description:
-      'The calls awaiting approval now, then every call that enters or leaves the queue, as it is then: only calls of runs of the users this token is bound to (every user for ADMIN and `*` tokens). ADMIN, APPROVER and VIEWER.',
-    authScopes: scopes.people,
-    subscribe: (_root, _args, ctx) => ctx.services.journal.approvalQueue(ctx.principal!),
-    resolve: (call: ToolCallRow) => call,
   }),
 }));
