@@ -1,0 +1,96 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * Start to ready: from spawning the process to its first 200 from /health, on a fresh PGlite data
+ * directory (initdb and every migration) and again on the same directory (a restart), next to the
+ * floor of starting node at all and to the same server under the tsx loader. Phases come from the
+ * server's own log lines (pino times). `npm run bench -- startup [runs]`; build dist/ first.
+ */
+const root = new URL('../..', import.meta.url);
+
+interface Sample {
+  ready: number;
+  opened?: number;
+  listening?: number;
+}
+
+async function startOnce(command: string[], dataDir: string | null): Promise<Sample> {
+  const began = Date.now();
+  const child = spawn(command[0]!, command.slice(1), {
+    cwd: root,
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...(dataDir ? { DATA_DIR: dataDir } : {}) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (!dataDir) {
+    await exited;
+    return { ready: Date.now() - began };
+  }
+  let ready = 0;
+  for (;;) {
+    const match = /listening on (http:\/\/\S+)\/graphql/.exec(output);
+    if (match) {
+      const response = await fetch(`${match[1]}/health`).catch(() => null);
+      if (response?.status === 200) {
+        ready = Date.now() - began;
+        break;
+      }
+    }
+    if (child.exitCode !== null) throw new Error(`server exited before ready:\n${output}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  child.kill('SIGTERM');
+  await exited;
+  const at = (msg: string) => {
+    const line = output.split('\n').find((l) => l.includes(`"msg":"${msg}"`));
+    return line ? (JSON.parse(line) as { time: number }).time - began : undefined;
+  };
+  return { ready, opened: at('database opened'), listening: at('listening') };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function measure(label: string, command: string[], fresh: boolean | null, runs: number) {
+  const samples: Sample[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    const dataDir = fresh === null ? null : mkdtempSync(join(tmpdir(), 'ats-startup-'));
+    try {
+      if (dataDir && fresh === false) await startOnce(command, dataDir);
+      samples.push(await startOnce(command, dataDir));
+    } finally {
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+  const pick = (key: keyof Sample) => {
+    const values = samples.map((s) => s[key]).filter((v): v is number => v !== undefined);
+    return values.length ? `${median(values)}`.padStart(6) : '     -';
+  };
+  process.stdout.write(
+    `${label.padEnd(44)} ${pick('ready')} ms  (db opened ${pick('opened')}, listening ${pick('listening')})  runs ${runs}\n`,
+  );
+}
+
+export async function main(args: string[]): Promise<void> {
+  const runs = Number(args[0] ?? 3);
+  process.stdout.write(`start to ready, median of ${runs} (ms from spawn to the first 200 from /health)\n`);
+  await measure("baseline: node -e ''", ['node', '-e', ''], null, runs);
+  await measure('compiled, fresh PGlite data dir', ['node', 'dist/app/main.js'], true, runs);
+  await measure('compiled, restart on the same data dir', ['node', 'dist/app/main.js'], false, runs);
+  await measure(
+    'tsx loader, fresh PGlite data dir',
+    ['node_modules/.bin/tsx', 'src/app/main.ts'],
+    true,
+    runs,
+  );
+  process.stdout.write('target: compiled, fresh data dir <= 4000 ms\n');
+}
