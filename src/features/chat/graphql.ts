@@ -5,6 +5,7 @@ import { actorOf } from '../../core/auth.js';
 import { badInput } from '../../core/errors.js';
 import { builder, scopes } from '../../graphql/builder.js';
 import { upperValues } from '../../graphql/enums.js';
+import { MAX_APPEND_MESSAGES } from './rules/append.js';
 import { type ChatRole, chatRoles } from './rules/jsonl.js';
 import {
   type ChatRow,
@@ -203,6 +204,19 @@ const ImportChatInput = builder.inputType('ImportChatInput', {
   }),
 });
 
+const ChatAppendResultType = builder
+  .objectRef<{ chat: ChatRow; firstIndex: number; count: number }>('ChatAppendResult')
+  .implement({
+    description: 'Messages appended to a chat.',
+    fields: (t) => ({
+      chat: t.field({ type: ChatType, description: 'The chat with them.', resolve: (r) => r.chat }),
+      firstIndex: t.exposeInt('firstIndex', {
+        description: 'The index (message id) the first appended message got; the others follow in order.',
+      }),
+      count: t.exposeInt('count', { description: 'Messages appended.' }),
+    }),
+  });
+
 builder.queryFields((t) => ({
   chats: t.connection({
     type: ChatType,
@@ -282,6 +296,21 @@ builder.mutationFields((t) => ({
         ownerUserId: args.input.ownerUserId ?? null,
         actor: actorOf(ctx.principal),
       }),
+  }),
+  appendChatMessages: t.field({
+    type: ChatAppendResultType,
+    description: `Appends SillyTavern messages (objects with \`name\`, \`mes\` and optionally \`is_user\`, \`is_system\`, \`send_date\` and any other field ST keeps) after the chat's last message, in one transaction, at most ${MAX_APPEND_MESSAGES} per call; search and history see them at once and exportChat includes them. BAD_USER_INPUT names the first malformed message's index; NOT_FOUND when the chat does not exist or belongs to a user the token is not bound to. ADMIN and HOST.`,
+    authScopes: { admin: true, host: true },
+    args: {
+      chatId: t.arg.id({ description: 'The chat.', required: true }),
+      messages: t.arg({
+        description: `The messages in order, 1 to ${MAX_APPEND_MESSAGES}.`,
+        type: ['JSON'],
+        required: true,
+      }),
+    },
+    resolve: (_root, args, ctx) =>
+      ctx.services.chats.appendMessages(ctx.principal!, String(args.chatId), args.messages),
   }),
   setChatOwner: t.field({
     type: ChatType,

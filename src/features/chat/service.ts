@@ -5,6 +5,7 @@ import { notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';
 import type { Db } from '../../db/client.js';
 import { rowsOf, type Tx } from '../../db/tx.js';
+import { type AppendResult, appendChatMessages } from './append.js';
 import {
   decodeHistoryCursor,
   encodeHistoryCursor,
@@ -155,6 +156,11 @@ export class ChatService {
     options: ImportChatOptions,
   ): Promise<ChatRow> {
     return importChatInto(this.db, source, options);
+  }
+
+  /** Appends SillyTavern messages after the last one (append.ts); search and history see them at once. */
+  appendMessages(principal: Principal, chatId: string, messages: readonly unknown[]): Promise<AppendResult> {
+    return appendChatMessages(this.db, principal, chatId, messages);
   }
 
   /** The file again, line by line in original order, paging through messages by index. */

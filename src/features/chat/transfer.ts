@@ -25,7 +25,7 @@ const EXPORT_PAGE_ROWS = 5_000;
 
 const MAX_EXPORT_TEXT_BYTES = 64 * 1024 * 1024;
 
-interface MessageRecord {
+export interface MessageRecord {
   idx: number;
   line: number;
   role: ChatRole;
@@ -40,7 +40,7 @@ interface MessageRecord {
   eol: LineEnding;
 }
 
-function recordOf(message: ChatMessage, line: ChatLine): MessageRecord {
+export function recordOf(message: ChatMessage, line: ChatLine): MessageRecord {
   return {
     idx: message.index,
     line: message.lineNumber,
@@ -58,7 +58,7 @@ function recordOf(message: ChatMessage, line: ChatLine): MessageRecord {
   };
 }
 
-async function insertMessages(tx: Executor, chatId: string, records: MessageRecord[]): Promise<void> {
+export async function insertMessages(tx: Executor, chatId: string, records: MessageRecord[]): Promise<void> {
   if (records.length === 0) return;
   // One JSON parameter per batch: a fixed statement whatever the batch size, and far below the
   // 65,535-parameter limit that a multi-row VALUES of this width would reach.
@@ -182,7 +182,7 @@ export async function importChatInto(
 }
 
 /** The file again, line by line in original order, paging through messages by index. */
-export async function* chatLines(db: Db, chat: ChatRow): AsyncGenerator<string> {
+export async function* chatLines(db: Executor, chat: ChatRow): AsyncGenerator<string> {
   const id = chat.id;
   const [header] = rowsOf<{ header: string }>(
     await db.execute(sql`select header::text as header from chats where id = ${id}`),
