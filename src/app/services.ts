@@ -52,6 +52,7 @@ import {
   type Workspaces,
   workspaceTools,
 } from '../features/workspace/index.js';
+import { checkWorkspacePath } from '../features/workspace/rules/paths.js';
 import { WorldInfoService, worldInfoTools } from '../features/worldinfo/index.js';
 import { JournalBus } from '../journal/bus.js';
 import { JournalService } from '../journal/service.js';
@@ -177,7 +178,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
   ]);
   const availability = new ToolAvailability(executors);
   const registry = new RegistryService(db, availability);
-  const policy = new PolicyService(db, registry, availability);
+  const policy = new PolicyService(db, registry, availability, checkWorkspacePath);
   const calls = new ToolCallService(db, runs, registry, policy);
   const dispatcher = new Dispatcher(db, calls, runs, registry, executors, bus, logger, {
     ...defaultDispatcherOptions,

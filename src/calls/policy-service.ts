@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { coversUser } from '../core/access.js';
 import { actorOf, type Principal } from '../core/auth.js';
 import { forbidden, notFound } from '../core/errors.js';
+import { type ValidationIssue, validateAgainst } from '../core/json-schema.js';
 import { parseInput } from '../core/parse-input.js';
 import {
   type Availability,
@@ -12,6 +13,7 @@ import {
   type RunUsage,
   resolvePolicy,
 } from '../core/policy.js';
+import { conditionOf, type PathCanonicaliser } from '../core/policy-conditions.js';
 import {
   type PolicyLayer,
   type PolicyRule,
@@ -23,6 +25,7 @@ import type { Db } from '../db/client.js';
 import type { Executor } from '../db/tx.js';
 import type { ToolAvailability } from './availability.js';
 import type { RegistryService } from './registry-service.js';
+import { type CallDecision, decideCall } from './rules/decide.js';
 import { policyRules } from './tables.js';
 
 type RuleRow = typeof policyRules.$inferSelect;
@@ -36,7 +39,19 @@ const ruleOf = (row: RuleRow): PolicyRule => ({
   skipApproval: row.skipApproval,
   budget: row.budget,
   reason: row.reason,
+  conditions: row.conditions,
 });
+
+/** What a model's call with these arguments would get in a context, without making it. */
+export interface PolicyExplanation {
+  tool: string;
+  /** What the call would come to: ACCEPTED (runs at once), AWAITING_APPROVAL, or why it is refused. */
+  outcome: CallDecision['outcome'];
+  /** The policy view the decision was made on; null for a name no tool has. */
+  view: EffectiveTool | null;
+  /** How the arguments fail the tool's input schema; empty when they pass. */
+  issues: ValidationIssue[];
+}
 
 /** Admins set any rule; an approver may set USER rules of the users it is bound to, and nothing else. */
 function assertMaySet(principal: Principal, layer: PolicyLayer, scopeId: string | null | undefined): void {
@@ -54,6 +69,8 @@ export class PolicyService {
     private readonly db: Db,
     private readonly registry: RegistryService,
     private readonly availability: ToolAvailability,
+    /** The workspace path rules, for conditions on path arguments (core cannot import a feature). */
+    private readonly canonicalPath: PathCanonicaliser,
   ) {}
 
   async list(filter: { layer?: PolicyLayer | null; scopeId?: string | null }): Promise<PolicyRule[]> {
@@ -79,6 +96,7 @@ export class PolicyService {
       skipApproval: input.skipApproval ?? false,
       budget: input.budget ? normalizeBudget(input.budget) : null,
       reason: input.reason ?? null,
+      conditions: (input.conditions ?? []).map(conditionOf),
       createdBy: actorOf(principal),
     };
     if (input.id) {
@@ -133,7 +151,7 @@ export class PolicyService {
   async effectiveTools(context: PolicyContext, usage?: RunUsage): Promise<EffectiveTool[]> {
     const [tools, rules] = await Promise.all([this.registry.all(), this.rulesFor(context)]);
     const availability = await this.availability.of(tools);
-    return resolvePolicy(tools, rules, context, usage, { availability });
+    return resolvePolicy(tools, rules, context, usage, { availability, canonicalPath: this.canonicalPath });
   }
 
   /**
@@ -147,16 +165,56 @@ export class PolicyService {
 
   /**
    * One tool for one call, resolved exactly as `effectiveTools` resolves it, for the caller making
-   * the call: the one policy path every request (the model's or a person's) goes through.
+   * the call: the one policy path every request (the model's or a person's) goes through. Rules
+   * with conditions are decided on `arguments`, which must have passed the tool's input schema;
+   * without them the view is the one `effectiveTools` gives.
    */
   async viewFor(
     spec: ToolSpec,
     context: PolicyContext,
-    conditions: { usage: RunUsage; caller: PolicyCaller; availability: Availability },
+    call: {
+      usage?: RunUsage | undefined;
+      caller: PolicyCaller;
+      availability: Availability;
+      arguments?: Record<string, unknown> | undefined;
+    },
     db: Executor = this.db,
   ): Promise<EffectiveTool> {
     const rules = await this.rulesFor(context, db);
-    const { usage, caller, availability } = conditions;
-    return resolvePolicy([spec], rules, context, usage, { availability, caller })[0]!;
+    const { usage, ...options } = call;
+    return resolvePolicy([spec], rules, context, usage, {
+      ...options,
+      canonicalPath: this.canonicalPath,
+    })[0]!;
+  }
+
+  /**
+   * What a model's call would get in this context, decided as `requestToolCall` decides it (the
+   * arguments checked against the schema first, the conditions on them, the same ladder), but
+   * without a run: no calls are counted against a budget, and nothing is recorded.
+   */
+  async explain(
+    context: PolicyContext,
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<PolicyExplanation> {
+    const spec = await this.registry.get(name);
+    const issues = spec ? validateAgainst(spec.inputSchema, args) : [];
+    const view = spec
+      ? await this.viewFor(spec, context, {
+          caller: 'MODEL',
+          availability: await this.availabilityOf([spec]),
+          arguments: issues.length === 0 ? args : undefined,
+        })
+      : null;
+    const decision = decideCall({
+      name,
+      spec,
+      view,
+      issues: view?.permitted ? issues : [],
+      deniedToolStrategy: 'RETURN_DENIED_RESULT',
+      now: new Date(),
+    });
+    return { tool: name, outcome: decision.outcome, view, issues };
   }
 }

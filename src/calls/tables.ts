@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import type { PolicyCondition } from '../core/policy-conditions.js';
 import { policyEffects, policyLayers } from '../core/policy-rule.js';
 import { deniedToolStrategies, runStatuses } from '../core/run.js';
 import { toolCallStatuses } from '../core/tool-call.js';
@@ -49,6 +50,8 @@ export const policyRules = pgTable(
     skipApproval: boolean('skip_approval').notNull().default(false),
     budget: jsonb('budget').$type<ToolBudget>(),
     reason: text('reason'),
+    /** All must hold on a call's arguments for the rule to apply; empty for a rule that always applies. */
+    conditions: jsonb('conditions').$type<PolicyCondition[]>().notNull().default([]),
     createdBy: text('created_by'),
     createdAt: createdAt(),
   },

@@ -168,15 +168,18 @@ export class ToolCallService {
 
       const context = { userId: run.userId, profileId: run.profileId, planNodeId: run.planNodeId };
       const usage = await this.runs.usage(tx, run);
+      const issues = spec ? validateAgainst(spec.inputSchema, args) : [];
+      // Rules with conditions look only at arguments that passed the schema.
+      const valid = issues.length === 0 ? args : undefined;
       const view = spec
-        ? await this.policy.viewFor(spec, context, { usage, caller, availability }, tx)
+        ? await this.policy.viewFor(spec, context, { usage, caller, availability, arguments: valid }, tx)
         : null;
       const decision = decideCall({
         name: input.name,
         spec,
         view,
         // A tool that cannot be called is refused before its arguments matter.
-        issues: spec && view?.permitted ? validateAgainst(spec.inputSchema, args) : [],
+        issues: view?.permitted ? issues : [],
         deniedToolStrategy: run.deniedToolStrategy,
         now: new Date(),
       });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type PolicyCondition, policyConditionsInputSchema } from './policy-conditions.js';
 import { type ToolBudget, toolBudgetSchema, toolSources } from './tool-spec.js';
 
 export const policyLayers = ['PLATFORM', 'USER', 'PROFILE', 'PLAN_NODE', 'SOURCE'] as const;
@@ -16,6 +17,8 @@ export interface PolicyRule {
   skipApproval: boolean;
   budget: ToolBudget | null;
   reason: string | null;
+  /** The rule applies to a call only when all of these hold on its arguments; empty for a rule that always applies. */
+  conditions: PolicyCondition[];
 }
 
 /** Tool names plus the glob characters `*` and `?`; nothing else can appear in a pattern. */
@@ -31,6 +34,7 @@ export const policyRuleInputSchema = z
     skipApproval: z.boolean().nullish(),
     budget: toolBudgetSchema.nullish(),
     reason: z.string().trim().max(500).nullish(),
+    conditions: policyConditionsInputSchema.nullish(),
   })
   .superRefine((rule, ctx) => {
     if (rule.layer === 'PLATFORM' && rule.scopeId) {

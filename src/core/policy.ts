@@ -1,4 +1,10 @@
 import picomatch from 'picomatch';
+import {
+  conditionHolds,
+  describeCondition,
+  type PathCanonicaliser,
+  type PolicyCondition,
+} from './policy-conditions.js';
 import type { PolicyLayer, PolicyRule } from './policy-rule.js';
 import type { ToolBudget, ToolSpec } from './tool-spec.js';
 
@@ -34,10 +40,25 @@ export interface Unavailability {
  */
 export type Availability = ReadonlyMap<string, Unavailability | null>;
 
-export interface PolicyConditions {
+export interface ResolveOptions {
   availability?: Availability | undefined;
   /** MODEL unless a person is calling. */
   caller?: PolicyCaller | undefined;
+  /**
+   * A call's validated arguments: the rules with conditions are decided on them. Without them
+   * (a view of the tools, not one call) the outcome is the one no condition holding gives, or,
+   * when that hides the tool, the one with every condition of a granting rule holding.
+   */
+  arguments?: Record<string, unknown> | undefined;
+  /** The workspace path rules for path conditions; without them a path condition holds for nothing. */
+  canonicalPath?: PathCanonicaliser | undefined;
+}
+
+/** One condition of a rule and whether it held on the call's arguments. */
+export interface ConditionResult {
+  rule: PolicyRule;
+  condition: PolicyCondition;
+  holds: boolean;
 }
 
 export interface EffectiveTool {
@@ -54,6 +75,21 @@ export interface EffectiveTool {
   budget: ToolBudget;
   /** Calls left under every applicable limit; null when nothing limits the count. */
   remainingCalls: number | null;
+  /**
+   * Rules with conditions change this outcome: without arguments, some arguments could give
+   * another one; for a call, `decidingConditions` says which conditions did.
+   */
+  conditional: boolean;
+  /**
+   * The rule whose effect decided: the deny, the ASK, or the allow the reason names; null when no
+   * rule did (a disabled tool, its own DENY permission, a plan node's list, USER_ONLY, no allow).
+   */
+  decidingRule: PolicyRule | null;
+  /**
+   * For a call: the conditions of each rule whose holding or not changed the outcome (all of a
+   * holding rule's, the first failing one of a rule that did not apply), and the deciding rule's.
+   */
+  decidingConditions: ConditionResult[];
 }
 
 const matchers = new Map<string, (name: string) => boolean>();
@@ -85,7 +121,9 @@ function ruleApplies(rule: PolicyRule, context: PolicyContext, tool: ToolSpec): 
 
 function describe(rule: PolicyRule): string {
   const why = rule.reason ? `: ${rule.reason}` : '';
-  return `${rule.layer} rule ${rule.id} (${rule.effect} "${rule.toolPattern}")${why}`;
+  const when =
+    rule.conditions.length > 0 ? ` when ${rule.conditions.map(describeCondition).join(' and ')}` : '';
+  return `${rule.layer} rule ${rule.id} (${rule.effect} "${rule.toolPattern}"${when})${why}`;
 }
 
 /** Denies are reported in this order: the first one found is the deciding rule. */
@@ -139,8 +177,186 @@ function defaultApprovalGate(tool: ToolSpec): string | null {
   return null;
 }
 
+/** What one set of holding rules makes of a tool: everything but how conditions took part. */
+type Outcome = Omit<EffectiveTool, 'conditional' | 'decidingConditions'>;
+
+interface ToolInput {
+  tool: ToolSpec;
+  /** The rules whose layer, scope and pattern apply to the tool, with or without conditions. */
+  matching: readonly PolicyRule[];
+  context: PolicyContext;
+  planNodeListsTools: boolean;
+  usage: RunUsage | undefined;
+  availability: Availability | undefined;
+  caller: PolicyCaller;
+}
+
+const hasConditions = (rule: PolicyRule) => rule.conditions.length > 0;
+
 /**
- * Layered policy resolution (seed §6). Pure: the same tools, rules, context and conditions always
+ * The rules in force when `holds` says which rules with conditions apply. A granting rule whose
+ * conditions hold is more specific than the unconditional grants of its own layer and replaces
+ * them (ALLOW output/drafts/** beside ASK everything of the same layer); it never touches
+ * another layer's rules, so a USER condition cannot lift a PLATFORM ASK, and denies always count.
+ */
+function inForce(matching: readonly PolicyRule[], holds: (rule: PolicyRule) => boolean) {
+  const held = matching.filter((r) => !hasConditions(r) || holds(r));
+  const specific = new Set(held.filter((r) => hasConditions(r) && r.effect !== 'DENY').map((r) => r.layer));
+  const effective = held.filter((r) => r.effect === 'DENY' || hasConditions(r) || !specific.has(r.layer));
+  return { held, effective };
+}
+
+function decideTool(input: ToolInput, holds: (rule: PolicyRule) => boolean): Outcome {
+  const { tool, context, planNodeListsTools, usage, availability, caller } = input;
+  const { held, effective } = inForce(input.matching, holds);
+  const hidden = (reason: string, decidingRule: PolicyRule | null = null): Outcome => ({
+    tool,
+    visible: false,
+    callable: false,
+    permitted: false,
+    unavailable: null,
+    approvalRequired: false,
+    reason,
+    budget: tool.budget,
+    remainingCalls: 0,
+    decidingRule,
+  });
+
+  if (!tool.enabled) return hidden('tool is disabled');
+  const denies = effective.filter((r) => r.effect === 'DENY');
+  const strongDeny = byLayer(denies, ['PLATFORM', 'USER']);
+  if (strongDeny) return hidden(`denied by ${describe(strongDeny)}`, strongDeny);
+  if (tool.permission === 'DENY') return hidden('denied by the tool permission DENY');
+  const deny = byLayer(denies, denyOrder);
+  if (deny) return hidden(`denied by ${describe(deny)}`, deny);
+
+  const grants = effective.filter((r) => r.effect !== 'DENY');
+  if (planNodeListsTools && !grants.some((r) => r.layer === 'PLAN_NODE')) {
+    return hidden(`plan node ${context.planNodeId} does not list this tool`);
+  }
+  if (tool.visibility === 'USER_ONLY' && caller === 'MODEL')
+    return hidden('USER_ONLY tool: never offered to the model; a person may call it on a run');
+  const grant = byLayer(grants, allowOrder);
+  if (!grant) return hidden('no rule allows this tool (tools are invisible by default)');
+
+  const ask = byLayer(
+    grants.filter((r) => r.effect === 'ASK'),
+    allowOrder,
+  );
+  const waived = grants.some((r) => r.effect === 'ALLOW' && r.skipApproval);
+  const gate = defaultApprovalGate(tool);
+  const approvalReason = ask
+    ? `approval required by ${describe(ask)}`
+    : tool.permission === 'APPROVAL_REQUIRED'
+      ? 'approval required by the tool permission APPROVAL_REQUIRED'
+      : gate && !waived
+        ? `approval required: ${gate}`
+        : null;
+
+  // Limits are safety, not effect: a grant replaced by a more specific one still limits the tool.
+  const budget = tightest([tool.budget, ...held.filter((r) => r.effect !== 'DENY').map((r) => r.budget)]);
+  const allowedBy = ask && grant === ask ? '' : `allowed by ${describe(grant)}`;
+  const remainingCalls = remaining(tool, budget, usage);
+  const unavailable: Unavailability | null =
+    remainingCalls === 0
+      ? { code: 'budget_exhausted', reason: 'call budget used up (0 calls left in this run)' }
+      : (availability?.get(tool.name) ?? null);
+  const policyReason = [allowedBy, approvalReason].filter(Boolean).join('; ');
+  return {
+    tool,
+    visible: unavailable === null,
+    callable: unavailable === null,
+    permitted: true,
+    unavailable,
+    approvalRequired: approvalReason !== null,
+    reason: unavailable ? `cannot run now: ${unavailable.reason} (${policyReason})` : policyReason,
+    budget,
+    remainingCalls,
+    decidingRule: ask ?? grant,
+  };
+}
+
+const sameOutcome = (a: Outcome, b: Outcome) =>
+  a.permitted === b.permitted &&
+  a.approvalRequired === b.approvalRequired &&
+  (a.unavailable?.code ?? null) === (b.unavailable?.code ?? null);
+
+/** Beyond this many rules with conditions on one tool, its view is marked conditional without trying each combination. */
+const MAX_ENUMERATED = 8;
+
+/**
+ * A view without arguments. `conditional` is true when some combination of the tool's rules with
+ * conditions holding gives another outcome than none holding (each rule taken as able to hold or
+ * not on its own).
+ */
+function viewWithoutArguments(input: ToolInput, conditionalRules: readonly PolicyRule[]): EffectiveTool {
+  const base = decideTool(input, () => false);
+  const widest = decideTool(input, (r) => r.effect !== 'DENY');
+  const shown = base.permitted || !widest.permitted ? base : widest;
+  let conditional = conditionalRules.length > MAX_ENUMERATED;
+  for (let mask = 1; !conditional && mask < 1 << conditionalRules.length; mask += 1) {
+    const holding = new Set(conditionalRules.filter((_, i) => mask & (1 << i)));
+    conditional = !sameOutcome(
+      base,
+      decideTool(input, (r) => holding.has(r)),
+    );
+  }
+  const named = conditionalRules.slice(0, 3).map(describe).join(', ');
+  const more = conditionalRules.length > 3 ? ` and ${conditionalRules.length - 3} more` : '';
+  return {
+    ...shown,
+    reason: conditional ? `${shown.reason}; depends on the arguments: ${named}${more}` : shown.reason,
+    conditional,
+    decidingConditions: [],
+  };
+}
+
+/** A call's view: conditions decided on its arguments, and the reason names the ones that decided. */
+function viewForArguments(
+  input: ToolInput,
+  conditionalRules: readonly PolicyRule[],
+  args: Record<string, unknown>,
+  canonicalPath: PathCanonicaliser | undefined,
+): EffectiveTool {
+  const results = new Map(
+    conditionalRules.map((rule) => [
+      rule,
+      rule.conditions.map((condition) => ({
+        rule,
+        condition,
+        holds: conditionHolds(condition, args, canonicalPath),
+      })),
+    ]),
+  );
+  const holdsNow = (r: PolicyRule) => results.get(r)?.every((c) => c.holds) ?? false;
+  const outcome = decideTool(input, holdsNow);
+  const deciding: ConditionResult[] = [];
+  const notApplied: string[] = [];
+  for (const rule of conditionalRules) {
+    const held = holdsNow(rule);
+    const flipped = decideTool(input, (r) => (r === rule ? !held : holdsNow(r)));
+    if (rule !== outcome.decidingRule && sameOutcome(outcome, flipped)) continue;
+    const checked = results.get(rule)!;
+    if (held) {
+      deciding.push(...checked);
+    } else {
+      const failed = checked.find((c) => !c.holds)!;
+      deciding.push(failed);
+      notApplied.push(
+        `${describe(rule)} does not apply: ${describeCondition(failed.condition)} does not hold`,
+      );
+    }
+  }
+  return {
+    ...outcome,
+    reason: [outcome.reason, ...notApplied].join('; '),
+    conditional: deciding.length > 0,
+    decidingConditions: deciding,
+  };
+}
+
+/**
+ * Layered policy resolution (seed §6). Pure: the same tools, rules, context and options always
  * give the same answer, so it is tested as a table. Precedence, strongest first:
  * disabled tool; platform deny (never overridden); user deny; the tool's own DENY permission;
  * any other deny (deny beats allow wherever each comes from); a plan node that lists tools narrows
@@ -148,15 +364,17 @@ function defaultApprovalGate(tool: ToolSpec): string | null {
  * no layer allows stays invisible. ASK is not deny: it keeps the tool visible and gates it by
  * approval. A tool policy permits is still not offered while it cannot run: its budget is used up,
  * or `availability` says why (no executor, its server or extension not connected anywhere).
+ * A rule with conditions takes part only when they all hold on the call's arguments, and then
+ * replaces the unconditional grants of its own layer (see `inForce`).
  */
 export function resolvePolicy(
   tools: readonly ToolSpec[],
   rules: readonly PolicyRule[],
   context: PolicyContext,
   usage?: RunUsage,
-  conditions: PolicyConditions = {},
+  options: ResolveOptions = {},
 ): EffectiveTool[] {
-  const { availability, caller = 'MODEL' } = conditions;
+  const { availability, caller = 'MODEL', canonicalPath } = options;
   const planNodeListsTools =
     context.planNodeId != null &&
     rules.some((r) => r.layer === 'PLAN_NODE' && r.scopeId === context.planNodeId && r.effect !== 'DENY');
@@ -165,67 +383,10 @@ export function resolvePolicy(
     const matching = rules.filter(
       (r) => ruleApplies(r, context, tool) && patternMatches(r.toolPattern, tool.name),
     );
-    const hidden = (reason: string): EffectiveTool => ({
-      tool,
-      visible: false,
-      callable: false,
-      permitted: false,
-      unavailable: null,
-      approvalRequired: false,
-      reason,
-      budget: tool.budget,
-      remainingCalls: 0,
-    });
-
-    if (!tool.enabled) return hidden('tool is disabled');
-    const denies = matching.filter((r) => r.effect === 'DENY');
-    const strongDeny = byLayer(denies, ['PLATFORM', 'USER']);
-    if (strongDeny) return hidden(`denied by ${describe(strongDeny)}`);
-    if (tool.permission === 'DENY') return hidden('denied by the tool permission DENY');
-    const deny = byLayer(denies, denyOrder);
-    if (deny) return hidden(`denied by ${describe(deny)}`);
-
-    const grants = matching.filter((r) => r.effect !== 'DENY');
-    if (planNodeListsTools && !grants.some((r) => r.layer === 'PLAN_NODE')) {
-      return hidden(`plan node ${context.planNodeId} does not list this tool`);
-    }
-    if (tool.visibility === 'USER_ONLY' && caller === 'MODEL')
-      return hidden('USER_ONLY tool: never offered to the model; a person may call it on a run');
-    const grant = byLayer(grants, allowOrder);
-    if (!grant) return hidden('no rule allows this tool (tools are invisible by default)');
-
-    const ask = byLayer(
-      grants.filter((r) => r.effect === 'ASK'),
-      allowOrder,
-    );
-    const waived = grants.some((r) => r.effect === 'ALLOW' && r.skipApproval);
-    const gate = defaultApprovalGate(tool);
-    const approvalReason = ask
-      ? `approval required by ${describe(ask)}`
-      : tool.permission === 'APPROVAL_REQUIRED'
-        ? 'approval required by the tool permission APPROVAL_REQUIRED'
-        : gate && !waived
-          ? `approval required: ${gate}`
-          : null;
-
-    const budget = tightest([tool.budget, ...grants.map((r) => r.budget)]);
-    const allowedBy = ask && grant === ask ? '' : `allowed by ${describe(grant)}`;
-    const remainingCalls = remaining(tool, budget, usage);
-    const unavailable: Unavailability | null =
-      remainingCalls === 0
-        ? { code: 'budget_exhausted', reason: 'call budget used up (0 calls left in this run)' }
-        : (availability?.get(tool.name) ?? null);
-    const policyReason = [allowedBy, approvalReason].filter(Boolean).join('; ');
-    return {
-      tool,
-      visible: unavailable === null,
-      callable: unavailable === null,
-      permitted: true,
-      unavailable,
-      approvalRequired: approvalReason !== null,
-      reason: unavailable ? `cannot run now: ${unavailable.reason} (${policyReason})` : policyReason,
-      budget,
-      remainingCalls,
-    };
+    const input: ToolInput = { tool, matching, context, planNodeListsTools, usage, availability, caller };
+    const conditionalRules = matching.filter(hasConditions);
+    return options.arguments
+      ? viewForArguments(input, conditionalRules, options.arguments, canonicalPath)
+      : viewWithoutArguments(input, conditionalRules);
   });
 }

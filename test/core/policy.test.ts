@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { patternMatches, resolvePolicy } from '../../src/core/policy.js';
+import type { PolicyCondition } from '../../src/core/policy-conditions.js';
 import type { PolicyRule } from '../../src/core/policy-rule.js';
 import { normalizeAnnotations, normalizeBudget, type ToolSpec } from '../../src/core/tool-spec.js';
+import { checkWorkspacePath } from '../../src/features/workspace/rules/paths.js';
 
 function tool(name: string, over: Partial<ToolSpec> = {}): ToolSpec {
   return {
@@ -38,6 +40,7 @@ function rule(
     skipApproval: false,
     budget: null,
     reason: null,
+    conditions: [],
     ...over,
   };
 }
@@ -505,6 +508,254 @@ describe('resolvePolicy: tools that cannot run now and who is calling', () => {
     expect([denied[0]!.permitted, unlisted[0]!.permitted]).toEqual([false, false]);
     expect(denied[0]!.reason).toMatch(/denied by USER rule/);
     expect(unlisted[0]!.reason).toMatch(/invisible by default/);
+  });
+});
+
+describe('resolvePolicy: rules with conditions on the arguments', () => {
+  const drafts: PolicyCondition = {
+    pointer: '/path',
+    path: true,
+    operator: 'glob',
+    value: 'output/drafts/**',
+  };
+  const allowDrafts = () => rule('PROFILE', 'p1', 'workspace.write_file', 'ALLOW', { conditions: [drafts] });
+  const askWrites = () => rule('PROFILE', 'p1', 'workspace.write_file', 'ASK');
+  const forCall = (rules: PolicyRule[], args: Record<string, unknown>, t = write) =>
+    resolvePolicy([t], rules, ctx, undefined, { arguments: args, canonicalPath: checkWorkspacePath })[0]!;
+
+  interface CallCase {
+    name: string;
+    rules: () => PolicyRule[];
+    args: Record<string, unknown>;
+    permitted: boolean;
+    approvalRequired: boolean;
+    reason: RegExp;
+    tool?: ToolSpec;
+  }
+  const calls: CallCase[] = [
+    {
+      name: 'ALLOW under output/drafts/ beside ASK of the same layer: a draft runs at once',
+      rules: () => [askWrites(), allowDrafts()],
+      args: { path: 'output/drafts/a.md' },
+      permitted: true,
+      approvalRequired: false,
+      reason:
+        /^allowed by PROFILE rule r\d+ \(ALLOW "workspace\.write_file" when \/path \(path\) glob "output\/drafts\/\*\*"\)$/,
+    },
+    {
+      name: 'the same rules ask for any other path, naming the condition that did not hold',
+      rules: () => [askWrites(), allowDrafts()],
+      args: { path: 'notes/a.md' },
+      permitted: true,
+      approvalRequired: true,
+      reason:
+        /^approval required by PROFILE rule r\d+ \(ASK "workspace\.write_file"\); PROFILE rule r\d+ \(ALLOW .*\) does not apply: \/path \(path\) glob "output\/drafts\/\*\*" does not hold$/,
+    },
+    {
+      name: 'traversal out of the folder is not under it: output/drafts/../../secret asks',
+      rules: () => [askWrites(), allowDrafts()],
+      args: { path: 'output/drafts/../../secret' },
+      permitted: true,
+      approvalRequired: true,
+      reason: /does not hold$/,
+    },
+    {
+      name: './ and doubled slashes are canonicalised before matching',
+      rules: () => [askWrites(), allowDrafts()],
+      args: { path: './output//drafts/a.md' },
+      permitted: true,
+      approvalRequired: false,
+      reason: /^allowed by PROFILE rule/,
+    },
+    {
+      name: 'an absolute path matches nothing',
+      rules: () => [askWrites(), allowDrafts()],
+      args: { path: '/output/drafts/a.md' },
+      permitted: true,
+      approvalRequired: true,
+      reason: /does not hold$/,
+    },
+    {
+      name: 'a backslash path matches nothing',
+      rules: () => [askWrites(), allowDrafts()],
+      args: { path: 'output\\drafts\\a.md' },
+      permitted: true,
+      approvalRequired: true,
+      reason: /does not hold$/,
+    },
+    {
+      name: 'a missing field makes the condition false',
+      rules: () => [askWrites(), allowDrafts()],
+      args: { content: 'x' },
+      permitted: true,
+      approvalRequired: true,
+      reason: /does not hold$/,
+    },
+    {
+      name: 'a value of another type makes the condition false',
+      rules: () => [askWrites(), allowDrafts()],
+      args: { path: ['output/drafts/a.md'] },
+      permitted: true,
+      approvalRequired: true,
+      reason: /does not hold$/,
+    },
+    {
+      name: 'a conditional ALLOW alone: a call outside it is allowed by no rule',
+      rules: () => [allowDrafts()],
+      args: { path: 'notes/a.md' },
+      permitted: false,
+      approvalRequired: false,
+      reason: /^no rule allows this tool .*; PROFILE rule r\d+ \(ALLOW .*\) does not apply/,
+    },
+    {
+      name: 'a conditional DENY that holds beats every allow',
+      rules: () => [
+        rule('PLATFORM', null, '*', 'ALLOW'),
+        rule('USER', 'u1', 'workspace.*', 'DENY', {
+          conditions: [{ pointer: '/path', path: true, operator: 'prefix', value: 'secret/' }],
+        }),
+      ],
+      args: { path: 'a/../secret/key' },
+      permitted: false,
+      approvalRequired: false,
+      reason: /^denied by USER rule r\d+ \(DENY "workspace\.\*" when \/path \(path\) prefix "secret\/"\)$/,
+    },
+    {
+      name: 'a conditional DENY that does not hold leaves the allow',
+      rules: () => [
+        rule('PLATFORM', null, '*', 'ALLOW'),
+        rule('USER', 'u1', 'workspace.*', 'DENY', {
+          conditions: [{ pointer: '/path', path: true, operator: 'prefix', value: 'secret/' }],
+        }),
+      ],
+      args: { path: 'secrets/key' },
+      permitted: true,
+      approvalRequired: false,
+      reason:
+        /^allowed by PLATFORM rule .*; USER rule r\d+ \(DENY .*\) does not apply: \/path \(path\) prefix "secret\/" does not hold$/,
+    },
+    {
+      name: "a conditional ALLOW on one layer does not lift another layer's ASK",
+      rules: () => [rule('PLATFORM', null, 'workspace.write_file', 'ASK'), allowDrafts()],
+      args: { path: 'output/drafts/a.md' },
+      permitted: true,
+      approvalRequired: true,
+      reason:
+        /allowed by PROFILE rule .*; approval required by PLATFORM rule r\d+ \(ASK "workspace\.write_file"\)$/,
+    },
+    {
+      name: 'a conditional ASK replaces the unconditional ALLOW of its layer',
+      rules: () => [
+        rule('PROFILE', 'p1', 'workspace.*', 'ALLOW'),
+        rule('PROFILE', 'p1', 'workspace.write_file', 'ASK', {
+          conditions: [{ pointer: '/content', path: false, operator: 'maxLength', value: 10 }],
+        }),
+      ],
+      args: { path: 'a.md', content: 'short' },
+      permitted: true,
+      approvalRequired: true,
+      reason:
+        /^approval required by PROFILE rule r\d+ \(ASK "workspace\.write_file" when \/content maxLength 10\)$/,
+    },
+    {
+      name: 'every condition of a rule must hold',
+      rules: () => [
+        askWrites(),
+        rule('PROFILE', 'p1', 'workspace.write_file', 'ALLOW', {
+          conditions: [
+            drafts,
+            { pointer: '/mode', path: false, operator: 'in', value: ['create', 'append'] },
+          ],
+        }),
+      ],
+      args: { path: 'output/drafts/a.md', mode: 'replace' },
+      permitted: true,
+      approvalRequired: true,
+      reason: /does not apply: \/mode in \["create","append"\] does not hold$/,
+    },
+    {
+      name: 'conditions do not lift the default approval gates: a destructive tool still asks',
+      rules: () => [allowDrafts()],
+      args: { path: 'output/drafts/a.md' },
+      permitted: true,
+      approvalRequired: true,
+      reason: /destructive tools need approval by default/,
+      tool: tool('workspace.write_file', {
+        annotations: normalizeAnnotations({ readOnly: false, destructive: true, openWorld: false }),
+      }),
+    },
+  ];
+
+  it.each(calls)('$name', (c) => {
+    const view = forCall(c.rules(), c.args, c.tool);
+    expect(view.permitted).toBe(c.permitted);
+    expect(view.approvalRequired).toBe(c.approvalRequired);
+    expect(view.reason).toMatch(c.reason);
+  });
+
+  it('names the deciding rule and the conditions that decided', () => {
+    const ask = askWrites();
+    const allow = allowDrafts();
+    const draft = forCall([ask, allow], { path: 'output/drafts/a.md' });
+    expect(draft.decidingRule).toBe(allow);
+    expect(draft.conditional).toBe(true);
+    expect(draft.decidingConditions).toEqual([{ rule: allow, condition: drafts, holds: true }]);
+    const note = forCall([ask, allow], { path: 'notes/a.md' });
+    expect(note.decidingRule).toBe(ask);
+    expect(note.decidingConditions).toEqual([{ rule: allow, condition: drafts, holds: false }]);
+  });
+
+  it('a condition that changes nothing is not named: the platform deny decides alone', () => {
+    const deny = rule('PLATFORM', null, 'workspace.*', 'DENY');
+    const view = forCall([deny, askWrites(), allowDrafts()], { path: 'notes/a.md' });
+    expect(view.decidingRule).toBe(deny);
+    expect(view.conditional).toBe(false);
+    expect(view.decidingConditions).toEqual([]);
+    expect(view.reason).toMatch(/^denied by PLATFORM rule r\d+ \(DENY "workspace\.\*"\)$/);
+  });
+
+  describe('without arguments (effectiveTools)', () => {
+    const view = (rules: PolicyRule[], t = write) => resolvePolicy([t], rules, ctx)[0]!;
+
+    it('a tool whose outcome a condition could change is conditional and shows the outcome without it', () => {
+      const v = view([askWrites(), allowDrafts()]);
+      expect(v).toMatchObject({
+        visible: true,
+        approvalRequired: true,
+        conditional: true,
+        decidingConditions: [],
+      });
+      expect(v.reason).toMatch(
+        /^approval required by PROFILE rule .*; depends on the arguments: PROFILE rule r\d+ \(ALLOW/,
+      );
+    });
+
+    it('a tool only a conditional rule allows is offered, since some calls are allowed', () => {
+      const v = view([allowDrafts()]);
+      expect(v).toMatchObject({ visible: true, permitted: true, approvalRequired: false, conditional: true });
+      expect(v.reason).toMatch(
+        /^allowed by PROFILE rule r\d+ \(ALLOW "workspace\.write_file" when .*; depends on the arguments/,
+      );
+    });
+
+    it('a tool a conditional DENY could hide is still offered, and conditional', () => {
+      const deny = rule('USER', 'u1', '*', 'DENY', { conditions: [drafts] });
+      expect(view([rule('PLATFORM', null, '*', 'ALLOW'), deny])).toMatchObject({
+        visible: true,
+        conditional: true,
+      });
+    });
+
+    it('a condition that could change nothing leaves the tool unconditional', () => {
+      const v = view([rule('PLATFORM', null, '*', 'DENY'), allowDrafts()]);
+      expect(v).toMatchObject({ visible: false, conditional: false });
+      expect(v.reason).toMatch(/^denied by PLATFORM rule r\d+ \(DENY "\*"\)$/);
+      expect(view([rule('PROFILE', 'p1', '*', 'ALLOW'), allowDrafts()]).conditional).toBe(false);
+    });
+
+    it('a tool without rules with conditions is never conditional', () => {
+      expect(view([rule('PLATFORM', null, '*', 'ALLOW')]).conditional).toBe(false);
+    });
   });
 });
 

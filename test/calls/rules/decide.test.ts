@@ -45,6 +45,9 @@ function view(over: Partial<EffectiveTool> = {}): EffectiveTool {
     reason: allowed,
     budget: normalizeBudget(null),
     remainingCalls: null,
+    conditional: false,
+    decidingRule: null,
+    decidingConditions: [],
     ...over,
   };
 }

@@ -1,0 +1,1 @@
+ALTER TABLE "policy_rules" ADD COLUMN "conditions" jsonb DEFAULT '[]'::jsonb NOT NULL;
