@@ -1,21 +1,27 @@
-import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eq } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { createLogger } from '../../src/app/logger.js';
 import { createAppServer } from '../../src/app/server.js';
 import { createServices } from '../../src/app/services.js';
 import type { BuiltInTool } from '../../src/calls/tool-contract.js';
 import type { Principal } from '../../src/core/auth.js';
-import { type Database, openDatabase } from '../../src/db/client.js';
+import { openDatabase } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
-import { runs, toolCalls } from '../../src/db/schema.js';
-import { appendEvents } from '../../src/journal/append.js';
+import { rowsOf } from '../../src/db/tx.js';
+import { approvedRoundTrip, autoApprovedCall, createRun, httpClient, RunFollower } from './api.js';
+import { oneTransactionCall, threeTransactionCall, twoTransactionApprovedCall } from './floor.js';
+import { fmt, pool, report } from './measure.js';
+import { runPeer } from './peer.js';
+import { PgStats, printPerCall } from './pg-stats.js';
+import { type Figures, printPerCallGrowth, printSideBySide, printTargets } from './report.js';
+import { measureSubscriptions } from './subscriptions.js';
 
-const noop: BuiltInTool = {
+/** A built-in tool that does nothing; `bench.noop` is allowed by policy, `bench.ask` asks a person. */
+const noTool = (name: string): BuiltInTool => ({
   spec: {
-    name: 'bench.noop',
+    name,
     title: 'No-op',
     description: 'Does nothing.',
     inputSchema: { type: 'object' },
@@ -26,97 +32,48 @@ const noop: BuiltInTool = {
     budget: { maxCalls: null, maxOutputTokens: null, timeoutMs: null, approvalTimeoutMs: null },
   },
   run: async () => ({ content: [] }),
-};
+});
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-const fmt = (n: number) => n.toFixed(n < 10 ? 2 : 0);
-
-async function pool<T>(n: number, concurrency: number, task: (i: number) => Promise<T>): Promise<number[]> {
-  const latencies: number[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < n) {
-        const i = next++;
-        const t0 = performance.now();
-        await task(i);
-        latencies.push(performance.now() - t0);
-      }
-    }),
-  );
-  return latencies.sort((a, b) => a - b);
-}
-
-function report(label: string, latencies: number[], seconds: number) {
-  const rate = latencies.length / seconds;
-  process.stdout.write(
-    `${label.padEnd(34)} ${fmt(rate).padStart(7)} calls/s   p50 ${fmt(percentile(latencies, 50))} ms   p99 ${fmt(percentile(latencies, 99))} ms\n`,
-  );
-  return rate;
-}
-
-/** The same three transactions the runtime makes per call, as plain Drizzle statements. */
-async function sqlOnlyCall(database: Database, runId: string) {
-  const db = database.db;
-  const callId = await db.transaction(async (tx) => {
-    await tx.select().from(runs).where(eq(runs.id, runId)).for('update');
-    const [call] = await tx
-      .insert(toolCalls)
-      .values({
-        runId,
-        name: 'bench.noop',
-        arguments: {},
-        argumentsHash: 'x',
-        status: 'REQUESTED',
-        requestedBy: 'bench',
-        countsAgainstBudget: true,
-      })
-      .returning({ id: toolCalls.id });
-    await appendEvents(tx, [
-      { type: 'tool_call_requested', runId, callId: call!.id, actor: 'bench', payload: {} },
-    ]);
-    return call!.id;
-  });
-  await db.transaction(async (tx) => {
-    await tx
-      .update(toolCalls)
-      .set({ status: 'STARTED', leaseOwner: 'bench', startedAt: new Date() })
-      .where(eq(toolCalls.id, callId));
-    await appendEvents(tx, [{ type: 'tool_call_started', runId, callId, actor: 'bench', payload: {} }]);
-  });
-  await db.transaction(async (tx) => {
-    await tx.select().from(runs).where(eq(runs.id, runId)).for('update');
-    await tx
-      .update(toolCalls)
-      .set({
-        status: 'COMPLETED',
-        result: { callId, content: [], structured: null, isError: false, resourceRefs: [], usage: null },
-        finishedAt: new Date(),
-      })
-      .where(eq(toolCalls.id, callId));
-    await appendEvents(tx, [{ type: 'tool_call_completed', runId, callId, actor: 'bench', payload: {} }]);
-  });
-}
+const WORKERS = 8;
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
 export async function main(args: string[]): Promise<void> {
   const calls = Number(args[0] ?? 2000);
   const subscribers = Number(args[1] ?? 1000);
   const decisions = Number(args[2] ?? 50);
+  const seqN = env('SEQ_N', 200);
+  const concN = env('CONC_N', 400);
+  const batchN = env('BATCH_N', 100);
+  const growthN = env('GROWTH_N', 1000);
   const dir = mkdtempSync(join(tmpdir(), 'ats-bench-'));
   const url = process.env.DATABASE_URL;
   const database = url
     ? await openDatabase({ driver: 'postgres', url })
     : await openDatabase({ driver: 'pglite', dataDir: join(dir, 'pgdata') });
   await runMigrations(database, url);
-  const services = createServices(database, createLogger('silent'), { extraTools: [noop] });
+  const services = createServices(database, createLogger('silent'), {
+    extraTools: [noTool('bench.noop'), noTool('bench.ask')],
+  });
   await services.start();
   const server = createAppServer(services);
   const address = await server.listen(0, '127.0.0.1');
   const endpoint = `http://127.0.0.1:${address.port}/graphql`;
-  const { secret } = await services.tokens.create({ name: 'bench', role: 'ADMIN' });
+  const wsEndpoint = endpoint.replace('http', 'ws');
+  const admin = await services.tokens.create({ name: 'bench', role: 'ADMIN' });
+  const agentToken = await services.tokens.create({
+    name: 'bench-agent',
+    role: 'AGENT',
+    userId: 'bench-user',
+  });
+  const approverToken = await services.tokens.create({
+    name: 'bench-approver',
+    role: 'APPROVER',
+    users: ['bench-user'],
+  });
+  const agent = httpClient(endpoint, agentToken.secret);
+  const approver = httpClient(endpoint, approverToken.secret);
   const principal: Principal = {
-    tokenId: '00000000-0000-4000-8000-00000000beef',
+    tokenId: admin.token.id,
     name: 'bench',
     role: 'ADMIN',
     userId: null,
@@ -126,93 +83,173 @@ export async function main(args: string[]): Promise<void> {
     extensionId: null,
     legacyUnbound: false,
   };
-  await services.policy.set({ layer: 'PLATFORM', toolPattern: 'bench.*', effect: 'ALLOW' }, principal);
-  const gql = async (query: string) => {
-    const response = await fetch(endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
-      body: JSON.stringify({ query }),
-    });
-    const body = (await response.json()) as {
-      data: Record<string, { id: string; status: string }>;
-      errors?: unknown;
+  await services.policy.set({ layer: 'PLATFORM', toolPattern: 'bench.noop', effect: 'ALLOW' }, principal);
+  await services.policy.set({ layer: 'PLATFORM', toolPattern: 'bench.ask', effect: 'ASK' }, principal);
+  const [version] = rowsOf<{ v: string }>(await database.db.execute(sql`select version() as v`));
+  process.stdout.write(
+    `lifecycle benchmark on ${database.driver} (${version!.v.split(' on ')[0]}), ${cpus().length} cores, ${new Date().toISOString()}\n` +
+      `sizes: ${calls} calls on one run, ${seqN} sequential, ${concN} on ${WORKERS} workers with a run each, per-call batches of ${batchN} at the start of a run and after ${growthN} calls\n` +
+      'client and server share this machine (and its other load); figures from one run are noisy\n\n',
+  );
+
+  const follow = async (runId: string) => ({
+    runId,
+    follower: new RunFollower(wsEndpoint, agentToken.secret, runId),
+  });
+  const followers: RunFollower[] = [];
+  const newRuns = async (n: number) => {
+    const made = await Promise.all(Array.from({ length: n }, async () => follow(await createRun(agent))));
+    followers.push(...made.map((r) => r.follower));
+    return made;
+  };
+  const sqlRun = async () => (await services.runs.create({}, principal)).id;
+
+  // Warm-up, not measured: the server's code paths, its pool and the floor's statements.
+  const [warm] = await newRuns(1);
+  for (let i = 0; i < 50; i += 1) await autoApprovedCall(agent, warm!.runId, 'bench.noop');
+  for (let i = 0; i < 20; i += 1)
+    await approvedRoundTrip(agent, approver, warm!.follower, warm!.runId, 'bench.ask');
+  const warmSql = await sqlRun();
+  for (let i = 0; i < 50; i += 1) await threeTransactionCall(database, warmSql);
+
+  process.stdout.write('auto-approved no-op (requestToolCall answers COMPLETED)\n');
+  const oneRunSql = await sqlRun();
+  const sqlOneRun = report(
+    'SQL only, 3 transactions a call, 8 workers, one run',
+    await pool(calls, WORKERS, () => threeTransactionCall(database, oneRunSql)),
+  );
+  const apiRun = await createRun(agent);
+  const apiOneRun = report(
+    'GraphQL API, 8 workers, one run',
+    await pool(calls, WORKERS, () => autoApprovedCall(agent, apiRun, 'bench.noop')),
+  );
+  process.stdout.write(
+    `API / SQL throughput ratio, one run: ${(apiOneRun.rate / sqlOneRun.rate).toFixed(2)}\n`,
+  );
+  const [seqRun] = await newRuns(1);
+  const autoSeq = report(
+    'GraphQL API, sequential',
+    await pool(seqN, 1, () => autoApprovedCall(agent, seqRun!.runId, 'bench.noop')),
+  );
+  const autoRunList = await newRuns(WORKERS);
+  const autoRuns = report(
+    'GraphQL API, 8 workers, a run each',
+    await pool(concN, WORKERS, (_, w) => autoApprovedCall(agent, autoRunList[w]!.runId, 'bench.noop')),
+  );
+  const floorRun = await sqlRun();
+  report(
+    'SQL floor, 1 transaction a call, sequential',
+    await pool(seqN, 1, () => oneTransactionCall(database, floorRun)),
+  );
+  const floorRuns = await Promise.all(Array.from({ length: WORKERS }, sqlRun));
+  report(
+    'SQL floor, 1 transaction a call, 8 workers, a run each',
+    await pool(concN, WORKERS, (_, w) => oneTransactionCall(database, floorRuns[w]!)),
+  );
+
+  process.stdout.write(
+    '\napproved round trip: requestToolCall (agent) → approveToolCall (approver token) → TOOL_CALL_COMPLETED on the agent’s journalEvents(runId) subscription\n',
+  );
+  const [approvedRun] = await newRuns(1);
+  const approvedSeq = report(
+    'GraphQL API, sequential',
+    await pool(seqN, 1, () =>
+      approvedRoundTrip(agent, approver, approvedRun!.follower, approvedRun!.runId, 'bench.ask'),
+    ),
+  );
+  const approvedRunList = await newRuns(WORKERS);
+  const approvedRuns = report(
+    'GraphQL API, 8 workers, a run each',
+    await pool(concN, WORKERS, (_, w) =>
+      approvedRoundTrip(
+        agent,
+        approver,
+        approvedRunList[w]!.follower,
+        approvedRunList[w]!.runId,
+        'bench.ask',
+      ),
+    ),
+  );
+  const floorApprovedRun = await sqlRun();
+  const floorApprovedSeq = report(
+    'SQL floor, 2 transactions a call, sequential',
+    await pool(seqN, 1, () => twoTransactionApprovedCall(database, floorApprovedRun)),
+  );
+  const floorApprovedRuns = report(
+    'SQL floor, 2 transactions a call, 8 workers, a run each',
+    await pool(concN, WORKERS, (_, w) => twoTransactionApprovedCall(database, floorRuns[w]!)),
+  );
+
+  // Per-call database work, early in one run and again after ~growthN calls of the same run.
+  // Idle journal subscriptions cost the database something (token checks): only the measured run's stays open.
+  await Promise.all(followers.splice(0).map((f) => f.close()));
+  const stats = await PgStats.open(url);
+  let perCall: Figures['stats'] = null;
+  if (stats) {
+    process.stdout.write(
+      `\nper call, pg_stat_database deltas over ${batchN} sequential calls of one run, rows read = tup_returned + tup_fetched:\n`,
+    );
+    const [g] = await newRuns(1);
+    const autoBatch = () => pool(batchN, 1, () => autoApprovedCall(agent, g!.runId, 'bench.noop'));
+    const approvedBatch = () =>
+      pool(batchN, 1, () => approvedRoundTrip(agent, approver, g!.follower, g!.runId, 'bench.ask'));
+    const background = async () => {
+      const idle = await stats.measureBackground();
+      process.stdout.write(
+        `background per second without calls, subtracted from the batches that follow: ${fmt(idle.commits)} commits, ${fmt(idle.rowsRead)} rows read, ${fmt(idle.rowsWritten)} rows written, WAL ${fmt(idle.walBytes ?? Number.NaN)} B cluster-wide / ${fmt(idle.databaseWalBytes ?? Number.NaN)} B this database\n`,
+      );
     };
-    if (body.errors) throw new Error(JSON.stringify(body.errors));
-    return body.data;
-  };
-  process.stdout.write(`lifecycle benchmark on ${database.driver}: ${calls} calls, concurrency 8\n`);
-
-  const apiRun = (await gql('mutation { createRun(input: {}) { id } }')).createRun!.id;
-  const sqlRun = (await services.runs.create({}, principal)).id;
-  for (let i = 0; i < 50; i += 1) await sqlOnlyCall(database, sqlRun);
-
-  let t0 = performance.now();
-  const sqlLatencies = await pool(calls, 8, () => sqlOnlyCall(database, sqlRun));
-  const sqlRate = report('SQL only (baseline)', sqlLatencies, (performance.now() - t0) / 1000);
-  t0 = performance.now();
-  const apiLatencies = await pool(calls, 8, async () => {
-    const { requestToolCall } = await gql(
-      `mutation { requestToolCall(input: { runId: "${apiRun}", name: "bench.noop" }) { id status } }`,
+    await background();
+    const autoEarly = await stats.around(batchN, autoBatch);
+    printPerCall(`auto-approved, calls 1–${batchN}`, autoEarly);
+    const approvedEarly = await stats.around(batchN, approvedBatch);
+    printPerCall(`approved, calls ${batchN + 1}–${2 * batchN}`, approvedEarly);
+    await pool(Math.max(0, growthN - 2 * batchN), WORKERS, () =>
+      autoApprovedCall(agent, g!.runId, 'bench.noop'),
     );
-    if (requestToolCall!.status !== 'COMPLETED') throw new Error(`call ended ${requestToolCall!.status}`);
-  });
-  const apiRate = report('GraphQL API, auto-approved no-op', apiLatencies, (performance.now() - t0) / 1000);
-  process.stdout.write(`API / SQL throughput ratio: ${(apiRate / sqlRate).toFixed(2)}\n\n`);
-
-  // RSS keeps shrinking for a while after a burst of work; wait until it holds still.
-  const settle = async () => {
-    let last = 0;
-    for (let i = 0; i < 20; i += 1) {
-      global.gc?.();
-      await new Promise((r) => setTimeout(r, 500));
-      const rss = process.memoryUsage().rss;
-      if (last && Math.abs(rss - last) < 512 * 1024) break;
-      last = rss;
-    }
-    return { rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed };
-  };
-  const rssBefore = await settle();
-  const child = fork(
-    new URL('./subscribers.ts', import.meta.url).pathname,
-    [endpoint.replace('http', 'ws'), secret, String(subscribers)],
-    {
-      execArgv: ['--import', 'tsx'],
-    },
-  );
-  const delivered = new Map<string, number[]>();
-  await new Promise<void>((resolve, reject) => {
-    child.on('message', (m: { type: string; callId?: string; times?: number[]; message?: string }) => {
-      if (m.type === 'ready') resolve();
-      if (m.type === 'delivered') delivered.set(m.callId!, m.times!);
-      if (m.type === 'error') reject(new Error(m.message));
-    });
-  });
-  const rssAfter = await settle();
-  const perSub = (bytes: number) => fmt(bytes / subscribers / 1024);
-  process.stdout.write(
-    `${subscribers} idle graphql-ws subscriptions: server RSS ${perSub(rssAfter.rss - rssBefore.rss)} KiB each, JS heap ${perSub(rssAfter.heap - rssBefore.heap)} KiB each\n`,
-  );
-
-  await services.policy.set({ layer: 'PLATFORM', toolPattern: 'bench.noop', effect: 'ASK' }, principal);
-  const decideRun = (await gql('mutation { createRun(input: {}) { id } }')).createRun!.id;
-  const latencies: number[] = [];
-  for (let i = 0; i < decisions; i += 1) {
-    const { requestToolCall } = await gql(
-      `mutation { requestToolCall(input: { runId: "${decideRun}", name: "bench.noop" }) { id status } }`,
-    );
-    const id = requestToolCall!.id;
-    const sent = performance.timeOrigin + performance.now();
-    await gql(`mutation { approveToolCall(id: "${id}") { id } }`);
-    const until = Date.now() + 30_000;
-    while (!delivered.has(id) && Date.now() < until) await new Promise((r) => setTimeout(r, 2));
-    for (const t of delivered.get(id) ?? []) latencies.push(t - sent);
+    const late = Math.max(growthN, 2 * batchN);
+    await background();
+    const autoLate = await stats.around(batchN, autoBatch);
+    printPerCall(`auto-approved, calls ${late + 1}–${late + batchN}`, autoLate);
+    const approvedLate = await stats.around(batchN, approvedBatch);
+    printPerCall(`approved, calls ${late + batchN + 1}–${late + 2 * batchN}`, approvedLate);
+    perCall = {
+      auto: { early: autoEarly, late: autoLate },
+      approved: { early: approvedEarly, late: approvedLate },
+    };
+    await stats.close();
+  } else {
+    process.stdout.write('\nper-call commits, rows read and WAL: n/a on PGlite (run with DATABASE_URL)\n');
   }
-  latencies.sort((a, b) => a - b);
-  process.stdout.write(
-    `decision -> event at ${subscribers} subscribers (${decisions} decisions, every delivery): p50 ${fmt(percentile(latencies, 50))} ms, p99 ${fmt(percentile(latencies, 99))} ms, max ${fmt(latencies.at(-1)!)} ms\n`,
-  );
 
-  child.kill();
+  let peer: Awaited<ReturnType<typeof runPeer>>;
+  if (!url) peer = { unavailable: 'it needs Postgres (run with DATABASE_URL)' };
+  else if (process.env.PEER === 'off') peer = { unavailable: 'PEER=off' };
+  else {
+    process.stdout.write(
+      '\nLangGraph peer (../shared/peers/langgraph), same Postgres server, its own database:\n',
+    );
+    peer = await runPeer(url, { seq: env('PEER_SEQ_N', seqN), conc: env('PEER_CONC_N', concN) });
+  }
+
+  const figures: Figures = {
+    autoSeq,
+    autoRuns,
+    approvedSeq,
+    approvedRuns,
+    floorApprovedSeq,
+    floorApprovedRuns,
+    stats: perCall,
+  };
+  printSideBySide(figures, peer);
+  printPerCallGrowth(figures);
+  printTargets(figures, peer);
+
+  if (subscribers > 0) {
+    await measureSubscriptions(endpoint, admin.secret, agent, approver, subscribers, decisions);
+  }
+
+  await Promise.all(followers.map((f) => f.close()));
   await server.close();
   await services.stop();
   await database.close();
