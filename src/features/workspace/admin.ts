@@ -1,15 +1,21 @@
-import { conflict, notFound } from '../../core/errors.js';
+import { mayReadOwned, ownerUserIdSchema } from '../../calls/resource-access.js';
+import type { Principal } from '../../core/auth.js';
+import { badInput, conflict, notFound } from '../../core/errors.js';
+import { parseInput } from '../../core/parse-input.js';
 import { appendEvents } from '../../journal/append.js';
 import { decodeText, MAX_FILE_BYTES } from './rules/content.js';
 import { compareManifests, unifiedFileDiff } from './rules/diff.js';
+import { checkInputPath, MAX_INPUT_FILES } from './rules/inputs.js';
 import { checkWorkspacePath, isPathUnder } from './rules/paths.js';
 import { PathIndex } from './rules/tree.js';
 import type { WorkspaceStore } from './store.js';
 import {
+  type ChangedFile,
   type CheckpointRow,
   type ImportResult,
   refOf,
   type WorkspaceDiff,
+  type WorkspaceRow,
   type WorkspaceSession,
 } from './types.js';
 
@@ -135,6 +141,57 @@ export class WorkspaceAdmin {
       const imported = await this.store.putContents(tx, workspace.id, accepted, before);
       const checkpoint = await this.store.commit(tx, journal, session, workspace, 'import', null, imported);
       return { imported, skipped, checkpoint: refOf(checkpoint) };
+    });
+  }
+
+  /**
+   * A host's files put into the workspace's read-only roots (`inputs/`), all or none, as one
+   * checkpointed change journaled with the caller as actor. Unlike an import nothing is skipped:
+   * a path that breaks the path rules or lies outside a read-only root is BAD_USER_INPUT naming
+   * the file's index. A workspace the caller may not see is NOT_FOUND; one that does not exist
+   * is created for `ownerUserId`.
+   */
+  async putInputs(
+    principal: Principal,
+    session: WorkspaceSession,
+    files: ReadonlyArray<{ path: string; content: Buffer }>,
+    owner: string | null,
+  ): Promise<{ workspace: WorkspaceRow; changed: ChangedFile[]; checkpoint: CheckpointRow }> {
+    const ownerUserId = parseInput(ownerUserIdSchema.describe('ownerUserId'), owner);
+    if (files.length === 0) throw badInput('files: put at least one file');
+    if (files.length > MAX_INPUT_FILES)
+      throw badInput(`files: at most ${MAX_INPUT_FILES} per call, got ${files.length}`);
+    const tooLarge = files.findIndex((f) => f.content.length > MAX_FILE_BYTES);
+    if (tooLarge >= 0)
+      throw badInput(`files[${tooLarge}]: larger than ${MAX_FILE_BYTES} bytes`, { index: tooLarge });
+    const existing = await this.store.get(session.workspaceId);
+    // Seen or created, the workspace must be the caller's to feed: else it does not exist for it.
+    if (!mayReadOwned(principal, existing ? existing.ownerUserId : ownerUserId))
+      throw notFound(`no workspace ${session.workspaceId}`);
+    return session.transaction(async (tx, journal) => {
+      const workspace = await this.store.lock(tx, session.workspaceId, ownerUserId);
+      if (!mayReadOwned(principal, workspace.ownerUserId)) throw notFound(`no workspace ${workspace.id}`);
+      if (existing && ownerUserId !== null && workspace.ownerUserId !== ownerUserId)
+        throw conflict(
+          `workspace ${workspace.id} belongs to ${workspace.ownerUserId ?? 'no user'}, not ${ownerUserId}; reassign it first (setWorkspaceOwner)`,
+        );
+      const index = new PathIndex(await this.store.paths(tx, workspace.id));
+      const accepted = files.map((file, i) => {
+        const checked = checkInputPath(file.path, workspace.roots);
+        if (!checked.ok)
+          throw badInput(`files[${i}].path: ${checked.message}`, { index: i, reason: checked.reason });
+        const clash = index.has(checked.path) ? null : index.conflict(checked.path);
+        if (clash) throw conflict(`files[${i}].path: ${clash.message}`, { index: i });
+        index.add(checked.path);
+        return { path: checked.path, content: file.content };
+      });
+      const paths = accepted.map((f) => f.path);
+      const twice = paths.find((path, i) => paths.indexOf(path) !== i);
+      if (twice) throw badInput(`files: "${twice}" is given twice`);
+      const before = await this.store.entries(tx, workspace.id, paths);
+      const changed = await this.store.putContents(tx, workspace.id, accepted, before);
+      const checkpoint = await this.store.commit(tx, journal, session, workspace, 'import', null, changed);
+      return { workspace, changed, checkpoint };
     });
   }
 }

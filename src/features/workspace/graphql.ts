@@ -1,9 +1,12 @@
+import { z } from 'zod';
+import { actorOf } from '../../core/auth.js';
 import { badInput } from '../../core/errors.js';
 import { builder, scopes } from '../../graphql/builder.js';
 import { upperValues } from '../../graphql/enums.js';
 import type { CheckpointView, WorkspaceView } from './reader.js';
 import { decodeText } from './rules/content.js';
 import { type FileDiff, fileChangeKinds } from './rules/diff.js';
+import { MAX_INPUT_FILES } from './rules/inputs.js';
 import { checkWorkspacePath } from './rules/paths.js';
 import type { WorkspaceRoot } from './rules/roots.js';
 import { type TreeEntry, treeEntryKinds, treeLevel } from './rules/tree.js';
@@ -271,7 +274,83 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const WorkspaceInputFileInput = builder.inputType('WorkspaceInputFile', {
+  description: 'A file to put into a read-only root: its content as `text` or as `base64`, not both.',
+  fields: (t) => ({
+    path: t.string({ required: true, description: 'Its full path, such as `inputs/brief.md`.' }),
+    text: t.string({ description: 'The content as UTF-8 text.' }),
+    base64: t.string({ description: 'The content as base64, for any bytes.' }),
+  }),
+});
+
+const inputFileSchema = z
+  .object({
+    path: z.string().min(1).max(4096),
+    text: z.string().nullish(),
+    base64: z
+      .string()
+      .regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, 'not base64')
+      .nullish(),
+  })
+  .refine((file) => (file.text == null) !== (file.base64 == null), {
+    message: 'give the content as text or as base64, exactly one of them',
+  });
+
+const WorkspaceInputsResultType = builder
+  .objectRef<{ workspace: WorkspaceView; checkpoint: CheckpointView; paths: string[] }>(
+    'WorkspaceInputsResult',
+  )
+  .implement({
+    description: 'Files put into a workspace as one checkpointed change.',
+    fields: (t) => ({
+      workspace: t.expose('workspace', {
+        type: WorkspaceType,
+        description: 'The workspace after the change.',
+      }),
+      checkpoint: t.expose('checkpoint', {
+        type: CheckpointType,
+        description: 'The IMPORT checkpoint the change made.',
+      }),
+      paths: t.exposeStringList('paths', {
+        description: 'The files written, normalised, in the order given.',
+      }),
+    }),
+  });
+
 builder.mutationFields((t) => ({
+  putWorkspaceInputs: t.field({
+    type: WorkspaceInputsResultType,
+    description: `Puts files into a workspace's read-only roots (\`inputs/\` by default), where runs read them and cannot change them: all or none, as one IMPORT checkpoint journaled with the caller as actor, at most ${MAX_INPUT_FILES} files per call. A path that breaks the path rules or lies outside a read-only root is BAD_USER_INPUT naming the file's index; a workspace of a user the token is not bound to is NOT_FOUND; a workspace that does not exist is created for \`ownerUserId\`. ADMIN and HOST.`,
+    authScopes: { admin: true, host: true },
+    args: {
+      workspaceId: t.arg.id({ description: 'The workspace.', required: true }),
+      files: t.arg({
+        description: `The files, 1 to ${MAX_INPUT_FILES}.`,
+        type: [WorkspaceInputFileInput],
+        required: true,
+        validate: { schema: z.array(inputFileSchema).min(1).max(MAX_INPUT_FILES) },
+      }),
+      ownerUserId: t.arg.string({
+        description: 'The user a new workspace is created for; an existing one must already be theirs.',
+      }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const workspaces = ctx.services.workspaces;
+      const workspaceId = String(args.workspaceId);
+      const { checkpoint, changed } = await workspaces.admin.putInputs(
+        ctx.principal!,
+        workspaces.admin.operatorSession(workspaceId, actorOf(ctx.principal)),
+        args.files.map((file) => ({
+          path: file.path,
+          content:
+            file.base64 != null ? Buffer.from(file.base64, 'base64') : Buffer.from(file.text ?? '', 'utf8'),
+        })),
+        args.ownerUserId ?? null,
+      );
+      const workspace = (await workspaces.reader.get(ctx.principal!, workspaceId))!;
+      return { workspace, checkpoint: { ...checkpoint, access: null }, paths: changed.map((c) => c.path) };
+    },
+  }),
   setWorkspaceOwner: t.field({
     type: WorkspaceType,
     description:

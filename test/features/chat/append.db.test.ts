@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
+import type { Principal } from '../../../src/core/auth.js';
 import { MAX_APPEND_MESSAGES } from '../../../src/features/chat/rules/append.js';
 import { chatJsonl } from '../../support/chat.js';
 import { type Role, dbTest as test } from '../../support/fixtures.js';
@@ -83,6 +84,20 @@ describe('appendChatMessages', () => {
     await seed(services, jsonl);
     await gql(APPEND, { chatId: 'c', messages: [message('b')] });
     expect(await services.chats.exportChatText('c')).toBe(`${jsonl}\n${JSON.stringify(message('b'))}\n`);
+  });
+
+  test("a caller not bound to the chat's user finds no chat, exactly as for a missing one", async ({
+    services,
+  }) => {
+    await seed(services);
+    const aliceOnly: Principal = { ...admin, name: 'alice-approver', role: 'APPROVER', users: ['alice'] };
+    const append = (id: string) =>
+      services.chats
+        .appendMessages(aliceOnly, id, [message('x')])
+        .catch((error: { code: string; message: string }) => [error.code, error.message]);
+    expect(await append('c')).toEqual(['NOT_FOUND', 'no chat c']);
+    expect(await append('nope')).toEqual(['NOT_FOUND', 'no chat nope']);
+    expect((await services.chats.require('c')).messageCount).toBe(2);
   });
 
   test('a chat that does not exist is NOT_FOUND', async ({ gql, tokens }) => {
