@@ -29,6 +29,12 @@ const configSchema = z.object({
   TOOL_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   LEASE_MS: z.coerce.number().int().min(100).default(30_000),
   WORKSPACE_CONFIG: z.string().min(1).optional(),
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024, 'must be at least 1024 bytes')
+    .max(256 * 1024 * 1024, 'must be at most 268435456 bytes (256 MiB)')
+    .default(1024 * 1024),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
   RATE_LIMIT_BURST: z.coerce.number().int().positive().default(100),
   MAX_SUBSCRIPTIONS_PER_TOKEN: z.coerce.number().int().min(0).default(50),
@@ -100,6 +106,8 @@ export type Config = {
   workspace: WorkspaceConfig;
   /** Per token, per process: request rate and open subscriptions. */
   limits: TransportLimits;
+  /** The largest HTTP request body (and graphql-ws message) accepted; larger is 413. */
+  maxBodyBytes: number;
   /** Origins whose pages may call the API (CORS, WebSocket upgrades); empty = same origin only. */
   allowedOrigins: string[];
   /** /metrics: on the API port for ADMIN tokens and `token`, or alone on `port` (open unless `token` is set). */
@@ -155,6 +163,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       burst: c.RATE_LIMIT_BURST,
       subscriptionsPerToken: c.MAX_SUBSCRIPTIONS_PER_TOKEN,
     },
+    maxBodyBytes: c.MAX_BODY_BYTES,
     allowedOrigins: c.ALLOWED_ORIGINS,
     metrics: { token: c.METRICS_TOKEN, port: c.METRICS_PORT },
     tracing: tracingFrom(c.TRACING, c.OTEL_EXPORTER_OTLP_ENDPOINT, c.OTEL_SERVICE_NAME),

@@ -32,6 +32,7 @@ export interface AppServer {
 
 /** Limits and allowed origins come from the configuration (startApp); tests leave them out. */
 export interface AppServerOptions extends GraphQLHandlerOptions {
+  /** MAX_BODY_BYTES: larger request bodies get 413 before they are read; 1 MiB when absent. */
   maxBodyBytes?: number;
   /** The built console to serve at `/` and `/console` (console/dist by default). */
   consoleDir?: string;
@@ -92,6 +93,10 @@ function refuseBody(
   status: 411 | 413,
   maxBodyBytes: number,
 ): void {
+  const message =
+    status === 413
+      ? `request body of ${req.headers['content-length']} bytes is larger than this server's limit of ${maxBodyBytes} bytes (MAX_BODY_BYTES); send less per request`
+      : `request body must declare its length (Content-Length), at most ${maxBodyBytes} bytes`;
   let drained = 0;
   req.on('data', (chunk: Buffer) => {
     drained += chunk.length;
@@ -101,7 +106,12 @@ function refuseBody(
     res.writeHead(status, { 'content-type': 'application/json', connection: 'close' });
     res.end(
       JSON.stringify({
-        errors: [{ message: `request body must declare a length of at most ${maxBodyBytes} bytes` }],
+        errors: [
+          {
+            message,
+            extensions: { code: status === 413 ? 'PAYLOAD_TOO_LARGE' : 'LENGTH_REQUIRED', maxBodyBytes },
+          },
+        ],
       }),
     );
   });

@@ -38,6 +38,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         );
   const server = createAppServer(services, {
     limits: config.limits,
+    maxBodyBytes: config.maxBodyBytes,
     allowedOrigins: config.allowedOrigins,
     draining: () => drain.draining,
     ...(metricsServer ? {} : { metrics: metricsAccess }),

@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       leaseMs: 30_000,
       workspace: DEFAULT_WORKSPACE_CONFIG,
       limits: { requestsPerMinute: 1200, burst: 100, subscriptionsPerToken: 50 },
+      maxBodyBytes: 1_048_576,
       allowedOrigins: [],
     });
   });
@@ -48,6 +49,7 @@ describe('loadConfig', () => {
       leaseMs: 30_000,
       workspace: DEFAULT_WORKSPACE_CONFIG,
       limits: { requestsPerMinute: 600, burst: 20, subscriptionsPerToken: 5 },
+      maxBodyBytes: 1_048_576,
       allowedOrigins: ['https://dash.example', 'http://localhost:5173'],
     });
   });
