@@ -22,6 +22,7 @@ export async function bootstrap(
     extraTools,
     workspace: config.workspace,
     tokenCheckMs: config.tokenCheckMs,
+    approvalExpiryWarningMs: config.approvalExpiryWarningMs,
   });
   if (config.adminToken) await services.tokens.ensureAdminToken(config.adminToken);
   return services;

@@ -28,6 +28,7 @@ const configSchema = z.object({
   TOKEN_CHECK_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
   TOOL_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   LEASE_MS: z.coerce.number().int().min(100).default(30_000),
+  APPROVAL_EXPIRY_WARNING_MS: z.coerce.number().int().min(0).default(60_000),
   WORKSPACE_CONFIG: z.string().min(1).optional(),
   MAX_BODY_BYTES: z.coerce
     .number()
@@ -102,6 +103,8 @@ export type Config = {
   toolTimeoutMs: number;
   /** How long a dispatch claim lasts without renewal; a dead process's calls are recovered after it. */
   leaseMs: number;
+  /** How long before a pending call expires its `tool_call_expiring` event fires; 0: never. */
+  approvalExpiryWarningMs: number;
   /** Workspace roots and per-profile narrowing, from the WORKSPACE_CONFIG JSON file. */
   workspace: WorkspaceConfig;
   /** Per token, per process: request rate and open subscriptions. */
@@ -157,6 +160,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     tokenCheckMs: c.TOKEN_CHECK_INTERVAL_MS,
     toolTimeoutMs: c.TOOL_TIMEOUT_MS,
     leaseMs: c.LEASE_MS,
+    approvalExpiryWarningMs: c.APPROVAL_EXPIRY_WARNING_MS,
     workspace: c.WORKSPACE_CONFIG ? readWorkspaceConfig(c.WORKSPACE_CONFIG) : DEFAULT_WORKSPACE_CONFIG,
     limits: {
       requestsPerMinute: c.RATE_LIMIT_PER_MINUTE,

@@ -112,6 +112,8 @@ export interface ServiceOptions {
   tokenCheckMs?: number;
   /** Retries of model requests (tests shorten the back-off). */
   modelRetry?: Partial<RetryPolicy>;
+  /** How long before a pending call expires its `tool_call_expiring` event fires (APPROVAL_EXPIRY_WARNING_MS). */
+  approvalExpiryWarningMs?: number;
 }
 
 /**
@@ -179,7 +181,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
   const availability = new ToolAvailability(executors);
   const registry = new RegistryService(db, availability);
   const policy = new PolicyService(db, registry, availability, checkWorkspacePath);
-  const calls = new ToolCallService(db, runs, registry, policy);
+  const calls = new ToolCallService(db, runs, registry, policy, options.approvalExpiryWarningMs);
   const dispatcher = new Dispatcher(db, calls, runs, registry, executors, bus, logger, {
     ...defaultDispatcherOptions,
     ...options.dispatcher,

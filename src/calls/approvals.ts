@@ -1,18 +1,39 @@
-import { and, eq, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, notExists, or, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { actorOf, type Principal } from '../core/auth.js';
-import { approvalDenied, approvalExpired, errorResult } from '../core/call-results.js';
+import { approvalDenied, approvalExpired, denialResult, errorResult } from '../core/call-results.js';
 import { conflict } from '../core/errors.js';
 import type { NewJournalEvent } from '../core/journal-event.js';
+import { parseInput } from '../core/parse-input.js';
+import type { DecisionRecord } from '../core/tool-call.js';
 import type { Db } from '../db/client.js';
+import type { Tx } from '../db/tx.js';
 import { appendEvents } from '../journal/append.js';
-import { type DecisionRecord, toolCalls } from './tables.js';
+import { journalEvents } from '../journal/tables.js';
+import type { PriorDenial } from './rules/decide.js';
+import { toolCalls } from './tables.js';
 import type { ToolCallRow } from './tool-call-service.js';
 
-export interface DecideInput {
-  reason?: string | null;
+export const MAX_FEEDBACK_LENGTH = 4000;
+/** How long before a pending call expires its `tool_call_expiring` warning fires, by default. */
+export const DEFAULT_APPROVAL_EXPIRY_WARNING_MS = 60_000;
+
+export const decideInputSchema = z.object({
+  reason: z.string().nullish(),
   /** The hash of the arguments the approver saw; a mismatch is refused. */
-  argumentsHash?: string | null;
-}
+  argumentsHash: z.string().nullish(),
+  /** A denial's text for the model; blank is none. */
+  feedback: z
+    .string()
+    .trim()
+    .max(MAX_FEEDBACK_LENGTH, `must be at most ${MAX_FEEDBACK_LENGTH} characters`)
+    .nullish()
+    .transform((text) => text || null),
+  /** A denial after which an identical call asks again; by default it is refused at once. */
+  allowRetry: z.boolean().nullish(),
+});
+
+export type DecideInput = z.input<typeof decideInputSchema>;
 
 /**
  * Exactly one decision counts: the update only matches while the call still awaits approval,
@@ -22,9 +43,10 @@ export async function recordApproval(
   db: Db,
   current: ToolCallRow,
   approved: boolean,
-  input: DecideInput,
+  raw: DecideInput,
   principal: Principal,
 ): Promise<ToolCallRow> {
+  const input = parseInput(decideInputSchema, raw);
   const callId = current.id;
   if (input.argumentsHash && input.argumentsHash !== current.argumentsHash) {
     throw conflict('the arguments changed since you saw them; review the call again', {
@@ -32,19 +54,21 @@ export async function recordApproval(
     });
   }
   const actor = actorOf(principal);
+  const reason = input.reason ?? null;
   const decision: DecisionRecord = {
     approved,
     decidedBy: actor,
-    reason: input.reason ?? null,
+    reason,
     decidedAt: new Date().toISOString(),
     argumentsHash: current.argumentsHash,
+    ...(approved ? {} : { feedback: input.feedback, allowRetry: input.allowRetry ?? false }),
   };
   const decided = await db.transaction(async (tx) => {
     const notExpired = or(
       sql`${toolCalls.approvalExpiresAt} is null`,
       sql`${toolCalls.approvalExpiresAt} > now()`,
     );
-    const error = approved ? null : approvalDenied(current.name, actor, input.reason ?? null);
+    const error = approved ? null : approvalDenied(current.name, actor, reason, input.feedback);
     const [row] = await tx
       .update(toolCalls)
       .set(
@@ -54,7 +78,7 @@ export async function recordApproval(
               status: 'DENIED',
               decision,
               error,
-              result: errorResult(callId, error!),
+              result: denialResult(callId, error!, decision),
               finishedAt: new Date(),
             },
       )
@@ -67,7 +91,14 @@ export async function recordApproval(
         runId: row.runId,
         callId,
         actor,
-        payload: { reason: decision.reason, argumentsHash: decision.argumentsHash },
+        payload: approved
+          ? { reason, argumentsHash: decision.argumentsHash }
+          : {
+              reason,
+              argumentsHash: decision.argumentsHash,
+              feedback: input.feedback,
+              allowRetry: decision.allowRetry,
+            },
       },
     ]);
     return row;
@@ -81,43 +112,114 @@ export async function recordApproval(
   return decided;
 }
 
-/** Pending approvals whose time ran out count as denied with reason `expired`. */
-export function expireApprovals(db: Db): Promise<number> {
+/**
+ * The latest denial of an identical call in the run, unless its person allowed a retry. Read under
+ * the run's row lock, so a denial recorded meanwhile is seen by the next request. Expired calls
+ * are not denials (their status is EXPIRED), so they never block an identical call.
+ */
+export async function priorDenial(
+  tx: Tx,
+  runId: string,
+  name: string,
+  argumentsHash: string,
+): Promise<PriorDenial | null> {
+  const [latest] = await tx
+    .select({ id: toolCalls.id, decision: toolCalls.decision, error: toolCalls.error })
+    .from(toolCalls)
+    .where(
+      and(
+        eq(toolCalls.runId, runId),
+        eq(toolCalls.name, name),
+        eq(toolCalls.argumentsHash, argumentsHash),
+        eq(toolCalls.status, 'DENIED'),
+      ),
+    )
+    .orderBy(desc(toolCalls.requestedAt), desc(toolCalls.id))
+    .limit(1);
+  if (!latest?.decision || !latest.error || latest.decision.allowRetry) return null;
+  return { callId: latest.id, decision: latest.decision, error: latest.error };
+}
+
+/**
+ * One sweep, one transaction: calls that expire within `warningMs` get their one
+ * `tool_call_expiring` event, then pending calls whose time ran out end as EXPIRED (never a
+ * denial: no one said no). A call whose time ran out before any sweep saw it is warned in the
+ * same sweep, just before it expires, so every expired call was warned first. Rows are locked with
+ * SKIP LOCKED, and warnings are looked up again once the locks are held, in a statement that sees
+ * every commit before it: of several processes sweeping at once, exactly one warns each call.
+ * `warningMs` 0 turns the warning off.
+ */
+export function expireApprovals(db: Db, warningMs: number): Promise<{ expired: number; warned: number }> {
   return db.transaction(async (tx) => {
+    const now = new Date();
+    const warned = warningMs > 0 ? await expiringSoon(tx, now, warningMs) : [];
     const due = await tx
       .select()
       .from(toolCalls)
-      .where(and(eq(toolCalls.status, 'AWAITING_APPROVAL'), lt(toolCalls.approvalExpiresAt, new Date())))
+      .where(and(eq(toolCalls.status, 'AWAITING_APPROVAL'), lt(toolCalls.approvalExpiresAt, now)))
       .for('update', { skipLocked: true });
-    const events: NewJournalEvent[] = [];
+    const events: NewJournalEvent[] = warned.map((call) => ({
+      type: 'tool_call_expiring',
+      runId: call.runId,
+      callId: call.id,
+      actor: 'system',
+      payload: {
+        expiresAt: call.approvalExpiresAt!.toISOString(),
+        inMs: Math.max(0, call.approvalExpiresAt!.getTime() - now.getTime()),
+      },
+    }));
     for (const call of due) {
       const error = approvalExpired(call.name);
-      const decision: DecisionRecord = {
-        approved: false,
-        decidedBy: 'system',
-        reason: 'expired',
-        decidedAt: new Date().toISOString(),
-        argumentsHash: call.argumentsHash,
-      };
       await tx
         .update(toolCalls)
-        .set({
-          status: 'DENIED',
-          decision,
-          error,
-          result: errorResult(call.id, error),
-          finishedAt: new Date(),
-        })
+        .set({ status: 'EXPIRED', error, result: errorResult(call.id, error), finishedAt: now })
         .where(eq(toolCalls.id, call.id));
       events.push({
-        type: 'tool_call_denied',
+        type: 'tool_call_expired',
         runId: call.runId,
         callId: call.id,
         actor: 'system',
-        payload: { reason: 'expired' },
+        payload: { expiresAt: call.approvalExpiresAt!.toISOString() },
       });
     }
     await appendEvents(tx, events);
-    return due.length;
+    return { expired: due.length, warned: warned.length };
   });
+}
+
+/** Pending calls that expire within `warningMs` and were never warned, locked for this transaction. */
+async function expiringSoon(tx: Tx, now: Date, warningMs: number): Promise<ToolCallRow[]> {
+  const warning = eq(journalEvents.type, 'tool_call_expiring');
+  const candidates = await tx
+    .select()
+    .from(toolCalls)
+    .where(
+      and(
+        eq(toolCalls.status, 'AWAITING_APPROVAL'),
+        lt(toolCalls.approvalExpiresAt, new Date(now.getTime() + warningMs)),
+        notExists(
+          tx
+            .select({ seq: journalEvents.seq })
+            .from(journalEvents)
+            .where(and(eq(journalEvents.callId, toolCalls.id), warning)),
+        ),
+      ),
+    )
+    .for('update', { skipLocked: true });
+  if (candidates.length === 0) return [];
+  // Another process may have warned a candidate and committed between this snapshot and the lock.
+  const warnedMeanwhile = await tx
+    .select({ callId: journalEvents.callId })
+    .from(journalEvents)
+    .where(
+      and(
+        warning,
+        inArray(
+          journalEvents.callId,
+          candidates.map((c) => c.id),
+        ),
+      ),
+    );
+  const already = new Set(warnedMeanwhile.map((r) => r.callId));
+  return candidates.filter((c) => !already.has(c.id));
 }

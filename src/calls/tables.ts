@@ -3,7 +3,7 @@ import { boolean, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizz
 import type { PolicyCondition } from '../core/policy-conditions.js';
 import { policyEffects, policyLayers } from '../core/policy-rule.js';
 import { deniedToolStrategies, runStatuses } from '../core/run.js';
-import { toolCallStatuses } from '../core/tool-call.js';
+import { type DecisionRecord, toolCallStatuses } from '../core/tool-call.js';
 import type { ToolError, ToolResult } from '../core/tool-result.js';
 import {
   type JsonSchema,
@@ -104,14 +104,6 @@ export interface ToolSnapshot {
   displayName?: string | null;
   /** The tool's approval message template, filled with this call's arguments. */
   approvalMessage?: string | null;
-}
-
-export interface DecisionRecord {
-  approved: boolean;
-  decidedBy: string;
-  reason: string | null;
-  decidedAt: string;
-  argumentsHash: string;
 }
 
 export const toolCalls = pgTable(

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { renderApprovalMessage } from '../core/approval-message.js';
 import { actorOf, type Principal } from '../core/auth.js';
-import { errorResult } from '../core/call-results.js';
+import { denialResult, errorResult } from '../core/call-results.js';
 import { hashArguments, summarize } from '../core/canonical-json.js';
 import { conflict, notFound } from '../core/errors.js';
 import type { NewJournalEvent } from '../core/journal-event.js';
@@ -14,7 +14,13 @@ import type { ToolSpec } from '../core/tool-spec.js';
 import type { Db } from '../db/client.js';
 import type { Tx } from '../db/tx.js';
 import { appendEvents } from '../journal/append.js';
-import { type DecideInput, expireApprovals, recordApproval } from './approvals.js';
+import {
+  DEFAULT_APPROVAL_EXPIRY_WARNING_MS,
+  type DecideInput,
+  expireApprovals,
+  priorDenial,
+  recordApproval,
+} from './approvals.js';
 import type { PolicyService } from './policy-service.js';
 import type { RegistryService } from './registry-service.js';
 import { type CallDecision, decideCall } from './rules/decide.js';
@@ -77,6 +83,8 @@ export class ToolCallService {
     private readonly runs: RunService,
     private readonly registry: RegistryService,
     private readonly policy: PolicyService,
+    /** How long before a pending call expires its `tool_call_expiring` event fires (0: never). */
+    private readonly expiryWarningMs = DEFAULT_APPROVAL_EXPIRY_WARNING_MS,
   ) {}
 
   onDispatch(hook: DispatchHook): void {
@@ -182,6 +190,7 @@ export class ToolCallService {
         issues: view?.permitted ? issues : [],
         deniedToolStrategy: run.deniedToolStrategy,
         now: new Date(),
+        priorDenial: view?.approvalRequired ? await priorDenial(tx, run.id, input.name, argumentsHash) : null,
       });
       const [created] = await tx
         .insert(toolCalls)
@@ -228,7 +237,7 @@ export class ToolCallService {
       .returning();
     await appendEvents(tx, [
       requestedEvent(call, args, actor),
-      ...decision.events.map((e) => ({ ...e, runId: run.id, callId: call.id, actor })),
+      ...decision.events.map((e) => ({ actor, ...e, runId: run.id, callId: call.id })),
     ]);
     if (decision.status === 'FAILED' && decision.failRun)
       await this.runs.end(tx, run, 'FAILED', actor, decision.error);
@@ -348,9 +357,9 @@ export class ToolCallService {
     return decided;
   }
 
-  /** Pending approvals whose time ran out count as denied with reason `expired`. */
-  expireApprovals(): Promise<number> {
-    return expireApprovals(this.db);
+  /** Pending approvals whose time ran out end as EXPIRED; those about to get their one warning. */
+  expireApprovals(): Promise<{ expired: number; warned: number }> {
+    return expireApprovals(this.db, this.expiryWarningMs);
   }
 
   runOf(call: ToolCallRow): Promise<RunRow | null> {
@@ -373,6 +382,15 @@ function changesOf(callId: string, decision: CallDecision) {
         status: decision.status,
         error: decision.error,
         result: errorResult(callId, decision.error, decision.structured),
+        finishedAt: new Date(),
+      };
+    case 'DENIED':
+      return {
+        status: decision.status,
+        decision: decision.decision,
+        policyReason: decision.policyReason,
+        error: decision.error,
+        result: denialResult(callId, decision.error, decision.decision),
         finishedAt: new Date(),
       };
     case 'AWAITING_APPROVAL':

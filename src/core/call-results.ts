@@ -1,4 +1,5 @@
 import type { ValidationIssue } from './json-schema.js';
+import type { DecisionRecord } from './tool-call.js';
 import type { BuiltInToolError } from './tool-error-codes.js';
 import type { ToolError, ToolResult } from './tool-result.js';
 
@@ -12,6 +13,19 @@ export function errorResult(callId: string, error: ToolError, structured: unknow
     resourceRefs: [],
     usage: null,
   };
+}
+
+/** A person's denial: its text, and who said no, why and what they told the model as structured content. */
+export function denialResult(callId: string, error: ToolError, decision: DecisionRecord): ToolResult {
+  return errorResult(callId, error, {
+    error: { kind: error.kind, code: error.code },
+    denial: {
+      by: decision.decidedBy,
+      reason: decision.reason,
+      feedback: decision.feedback ?? null,
+      ...(decision.repeatOf ? { repeatOf: decision.repeatOf } : {}),
+    },
+  });
 }
 
 export const policyDenied = (name: string, reason: string): BuiltInToolError => ({
@@ -47,16 +61,25 @@ export const budgetExhausted = (name: string): BuiltInToolError => ({
   message: `The call budget for ${name} in this run is used up. Continue without calling it again.`,
 });
 
-export const approvalDenied = (name: string, by: string, reason: string | null): BuiltInToolError => ({
+/** With feedback, the person's words are the answer: "Denied by <person>: <feedback>". */
+export const approvalDenied = (
+  name: string,
+  by: string,
+  reason: string | null,
+  feedback: string | null = null,
+): BuiltInToolError => ({
   kind: 'POLICY_DENIED',
   code: 'approval_denied',
-  message: `A person (${by}) denied the call to ${name}${reason ? `: ${reason}` : ''}. Do not retry it unchanged.`,
+  message: feedback
+    ? `Denied by ${by}: ${feedback}`
+    : `A person (${by}) denied the call to ${name}${reason ? `: ${reason}` : ''}. Do not retry it unchanged.`,
 });
 
+/** Never worded as a denial: nobody said no, so the model may ask again. */
 export const approvalExpired = (name: string): BuiltInToolError => ({
-  kind: 'POLICY_DENIED',
+  kind: 'RECOVERABLE',
   code: 'approval_expired',
-  message: `Nobody approved the call to ${name} in time, so it was not run (expired).`,
+  message: `No one decided in time on the call to ${name}, so it did not run; you may ask again.`,
 });
 
 export const callCancelled = (name: string): BuiltInToolError => ({

@@ -7,6 +7,8 @@ export const journalEventTypes = [
   'tool_call_awaiting_approval',
   'tool_call_approved',
   'tool_call_denied',
+  'tool_call_expiring',
+  'tool_call_expired',
   'tool_call_started',
   'tool_call_completed',
   'tool_call_failed',

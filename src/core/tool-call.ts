@@ -15,5 +15,21 @@ export const toolCallStatuses = [
   'COMPLETED',
   'FAILED',
   'CANCELLED',
+  'EXPIRED',
 ] as const;
 export type ToolCallStatus = (typeof toolCallStatuses)[number];
+
+/** The one decision that counted on a call, stored with it. */
+export interface DecisionRecord {
+  approved: boolean;
+  decidedBy: string;
+  reason: string | null;
+  decidedAt: string;
+  argumentsHash: string;
+  /** A denial's text for the model ("Denied by <person>: <feedback>"); null or absent when none. */
+  feedback?: string | null;
+  /** A denial after which an identical call of the run asks again instead of being refused at once. */
+  allowRetry?: boolean;
+  /** The call this decision was made on, when it was carried over to an identical later call. */
+  repeatOf?: string | null;
+}

@@ -37,6 +37,7 @@ const queueEvents = new Set<JournalEventType>([
   'tool_call_awaiting_approval',
   'tool_call_approved',
   'tool_call_denied',
+  'tool_call_expired',
   'tool_call_cancelled',
 ]);
 

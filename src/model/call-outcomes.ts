@@ -8,14 +8,24 @@ export const isOpen = (call: ToolCallRow): boolean =>
 
 /**
  * What the model is told about a finished call. A call that started and then stopped because its
- * run ended, or whose worker died, may have partly run: that is "interrupted", never "denied".
+ * run ended, or whose worker died, may have partly run: that is "interrupted", never "denied"; a
+ * call nobody decided on in time is "expired", never "denied".
  * `callId` is the provider's id, the one the assistant turn used.
  */
 export function outcomeOf(call: ToolCallRow, providerCallId: string): CallOutcome {
   const message = call.error?.message;
   switch (call.status) {
     case 'DENIED':
+      if (call.decision?.feedback)
+        return {
+          callId: providerCallId,
+          outcome: 'denied',
+          deniedBy: call.decision.decidedBy,
+          feedback: call.decision.feedback,
+        };
       return { callId: providerCallId, outcome: 'denied', ...(message ? { message } : {}) };
+    case 'EXPIRED':
+      return { callId: providerCallId, outcome: 'expired' };
     case 'CANCELLED':
       return call.startedAt === null
         ? { callId: providerCallId, outcome: 'cancelled' }

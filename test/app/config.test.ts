@@ -17,10 +17,14 @@ describe('loadConfig', () => {
       tokenCheckMs: 2_000,
       toolTimeoutMs: 60_000,
       leaseMs: 30_000,
+      approvalExpiryWarningMs: 60_000,
       workspace: DEFAULT_WORKSPACE_CONFIG,
       limits: { requestsPerMinute: 1200, burst: 100, subscriptionsPerToken: 50 },
       maxBodyBytes: 1_048_576,
       allowedOrigins: [],
+      metrics: { token: undefined, port: undefined },
+      tracing: null,
+      drainTimeoutMs: 10_000,
     });
   });
 
@@ -36,6 +40,7 @@ describe('loadConfig', () => {
       RATE_LIMIT_BURST: '20',
       MAX_SUBSCRIPTIONS_PER_TOKEN: '5',
       ALLOWED_ORIGINS: 'https://dash.example,http://localhost:5173',
+      APPROVAL_EXPIRY_WARNING_MS: '5000',
     });
     expect(config).toEqual({
       port: 8080,
@@ -47,10 +52,14 @@ describe('loadConfig', () => {
       tokenCheckMs: 2_000,
       toolTimeoutMs: 60_000,
       leaseMs: 30_000,
+      approvalExpiryWarningMs: 5_000,
       workspace: DEFAULT_WORKSPACE_CONFIG,
       limits: { requestsPerMinute: 600, burst: 20, subscriptionsPerToken: 5 },
       maxBodyBytes: 1_048_576,
       allowedOrigins: ['https://dash.example', 'http://localhost:5173'],
+      metrics: { token: undefined, port: undefined },
+      tracing: null,
+      drainTimeoutMs: 10_000,
     });
   });
 
@@ -67,6 +76,10 @@ describe('loadConfig', () => {
       burst: 100,
       subscriptionsPerToken: 0,
     });
+  });
+
+  it('turns the approval expiry warning off with APPROVAL_EXPIRY_WARNING_MS=0', () => {
+    expect(loadConfig({ APPROVAL_EXPIRY_WARNING_MS: '0' }).approvalExpiryWarningMs).toBe(0);
   });
 
   it('reads ALLOWED_ORIGINS with spaces around the commas and no empty entries', () => {
@@ -94,6 +107,16 @@ describe('loadConfig', () => {
       /ALLOWED_ORIGINS.0: https:\/\/a.example\/app is not an origin/,
     ],
     ['ALLOWED_ORIGINS wildcard', { ALLOWED_ORIGINS: '*' }, /ALLOWED_ORIGINS.0: \* is not an origin/],
+    [
+      'APPROVAL_EXPIRY_WARNING_MS negative',
+      { APPROVAL_EXPIRY_WARNING_MS: '-1' },
+      /APPROVAL_EXPIRY_WARNING_MS: /,
+    ],
+    [
+      'APPROVAL_EXPIRY_WARNING_MS not a number',
+      { APPROVAL_EXPIRY_WARNING_MS: 'soon' },
+      /APPROVAL_EXPIRY_WARNING_MS: /,
+    ],
   ])('names the bad variable: %s', (_name, env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

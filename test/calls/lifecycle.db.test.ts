@@ -74,26 +74,25 @@ describe('tool call lifecycle, event by event', () => {
     expect((await services.runs.get(run.id))!.status).toBe('RUNNING');
   });
 
-  test('an approval nobody gives in time expires and counts as denied with reason expired', async ({
-    services,
-  }) => {
+  test('an approval nobody gives in time ends EXPIRED, not denied', async ({ services }) => {
     await allow(services, 'test.*', { budget: { approvalTimeoutMs: 50 } });
     const run = await newRun(services);
     const held = await services.calls.request({ runId: run.id, name: 'test.dangerous' }, agent);
     expect(held.approvalExpiresAt).not.toBeNull();
     const expired = await waitFor(async () => {
       const c = await services.calls.get(held.id);
-      return c?.status === 'DENIED' && c;
+      return c?.status === 'EXPIRED' && c;
     });
-    expect(expired.decision).toMatchObject({ approved: false, decidedBy: 'system', reason: 'expired' });
-    expect(expired.error).toMatchObject({ kind: 'POLICY_DENIED', code: 'approval_expired' });
+    expect(expired.decision).toBeNull();
+    expect(expired.error).toMatchObject({ kind: 'RECOVERABLE', code: 'approval_expired' });
     const events = await services.journal.read({ callId: held.id, limit: 10 });
     expect(events.map((e) => e.type)).toEqual([
       'tool_call_requested',
       'tool_call_awaiting_approval',
-      'tool_call_denied',
+      'tool_call_expiring',
+      'tool_call_expired',
     ]);
-    expect(events[2]!.payload).toEqual({ reason: 'expired' });
+    expect(events[3]!.payload).toEqual({ expiresAt: held.approvalExpiresAt!.toISOString() });
   });
 
   test('invalid arguments give a recoverable result that lists what is wrong, without dispatch', async ({

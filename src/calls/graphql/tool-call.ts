@@ -1,10 +1,9 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { summarize } from '../../core/canonical-json.js';
-import { toolCallStatuses } from '../../core/tool-call.js';
+import { type DecisionRecord, toolCallStatuses } from '../../core/tool-call.js';
 import { builder, scopes } from '../../graphql/builder.js';
 import { decodeCursor, encodeCursor } from '../../graphql/keyset.js';
 import { JournalEventType } from '../../journal/graphql.js';
-import type { DecisionRecord } from '../tables.js';
 import { requestToolCallInputSchema, type ToolCallRow } from '../tool-call-service.js';
 import { RunType } from './run.js';
 import { ToolAnnotationsType, ToolSourceEnum } from './tool.js';
@@ -12,20 +11,31 @@ import { ToolErrorType, ToolResultType } from './tool-result.js';
 
 const ToolCallStatusEnum = builder.enumType('ToolCallStatus', {
   description:
-    'REQUESTED, then AWAITING_APPROVAL (and APPROVED or DENIED) when a decision is needed, STARTED while it runs, and an end state: COMPLETED, FAILED, DENIED or CANCELLED.',
+    'REQUESTED, then AWAITING_APPROVAL (and APPROVED, DENIED or EXPIRED) when a decision is needed, STARTED while it runs, and an end state: COMPLETED, FAILED, DENIED, EXPIRED (nobody decided in time; never a denial) or CANCELLED.',
   values: toolCallStatuses,
 });
 
 const ApprovalDecisionType = builder.objectRef<DecisionRecord>('ApprovalDecision').implement({
-  description: 'The one decision that counted on a call.',
+  description: 'The one decision that counted on a call (an EXPIRED call has none: nobody decided).',
   fields: (t) => ({
-    approved: t.exposeBoolean('approved', { description: 'true for approve, false for deny or expiry.' }),
-    decidedBy: t.exposeString('decidedBy', {
-      description: 'The actor who decided, or `system` for an expiry.',
-    }),
-    reason: t.exposeString('reason', {
+    approved: t.exposeBoolean('approved', { description: 'true for approve, false for deny.' }),
+    decidedBy: t.exposeString('decidedBy', { description: 'The actor who decided.' }),
+    reason: t.exposeString('reason', { nullable: true, description: 'Why, as the decider gave it.' }),
+    feedback: t.string({
       nullable: true,
-      description: '`expired` when nobody decided in time.',
+      description: 'A denial\'s text for the model, which it read as "Denied by <decidedBy>: <feedback>".',
+      resolve: (d) => d.feedback ?? null,
+    }),
+    allowRetry: t.boolean({
+      description:
+        'A denial after which an identical call of the run (same tool, same argumentsHash) asks again; when false it is refused at once with this decision.',
+      resolve: (d) => d.allowRetry ?? false,
+    }),
+    repeatOf: t.id({
+      nullable: true,
+      description:
+        'The call this decision was made on, when this call repeated an identical denied one and was refused without asking; null otherwise.',
+      resolve: (d) => d.repeatOf ?? null,
     }),
     decidedAt: t.field({
       description: 'When it was decided.',
@@ -82,7 +92,8 @@ const ApprovalRequestType = builder.objectRef<ToolCallRow>('ApprovalRequest').im
       nullable: true,
     }),
     expiresAt: t.expose('approvalExpiresAt', {
-      description: 'When the call is denied as `expired` if nobody decides; null for no limit.',
+      description:
+        'When the call ends EXPIRED if nobody decides (a `tool_call_expiring` event comes shortly before); null for no limit.',
       type: 'DateTime',
       nullable: true,
     }),
@@ -273,15 +284,25 @@ builder.mutationFields((t) => ({
   }),
   denyToolCall: t.field({
     description:
-      'Denies a call awaiting approval; the model gets a denied result. Exactly one decision counts; a second gets CONFLICT. A call of a run outside the users this token is bound to is NOT_FOUND. ADMIN and APPROVER.',
+      'Denies a call awaiting approval; the model gets a denied result ("Denied by <you>: <feedback>" when you give feedback). An identical call later in the run (same tool, same argumentsHash) is then refused at once with this decision, unless allowRetry. Exactly one decision counts; a second gets CONFLICT. Feedback over 4000 characters is BAD_USER_INPUT. A call of a run outside the users this token is bound to is NOT_FOUND. ADMIN and APPROVER.',
     type: ToolCallType,
     authScopes: scopes.deciders,
     args: {
       id: t.arg.id({ description: 'The call awaiting approval.', required: true }),
-      reason: t.arg.string({ description: 'Why; recorded with the decision and shown to the model.' }),
+      reason: t.arg.string({
+        description: 'Why; recorded with the decision and shown to the model when there is no feedback.',
+      }),
       argumentsHash: t.arg.string({
         description:
           "The approvalRequest's argumentsHash; when the arguments differ, the decision is refused.",
+      }),
+      feedback: t.arg.string({
+        description:
+          'Text for the model (trimmed, at most 4000 characters): its answer becomes "Denied by <you>: <feedback>".',
+      }),
+      allowRetry: t.arg.boolean({
+        description:
+          'Let an identical call later in this run ask again. Default false: it is refused at once with this decision.',
       }),
     },
     resolve: (_root, args, ctx) => ctx.services.calls.deny(String(args.id), args, ctx.principal!),

@@ -9,6 +9,7 @@ import type { NewJournalEvent } from '../../core/journal-event.js';
 import type { ValidationIssue } from '../../core/json-schema.js';
 import type { EffectiveTool } from '../../core/policy.js';
 import type { DeniedToolStrategy } from '../../core/run.js';
+import type { DecisionRecord } from '../../core/tool-call.js';
 import type { ToolError } from '../../core/tool-result.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 
@@ -23,10 +24,22 @@ export interface CallDecisionInput {
   issues: ValidationIssue[];
   deniedToolStrategy: DeniedToolStrategy;
   now: Date;
+  /**
+   * The latest denial of an identical call in this run (same tool, same canonical arguments)
+   * whose person did not allow a retry; null or absent when there is none.
+   */
+  priorDenial?: PriorDenial | null;
 }
 
-/** A journal event of the decision; the service adds the run, the call and the actor. */
-export type DecidedEvent = Pick<NewJournalEvent, 'type' | 'payload'>;
+/** An earlier identical call a person denied: its decision and what the model was told then. */
+export interface PriorDenial {
+  callId: string;
+  decision: DecisionRecord;
+  error: ToolError;
+}
+
+/** A journal event of the decision; the service adds the run, the call and (unless it has one) the actor. */
+export type DecidedEvent = Pick<NewJournalEvent, 'type' | 'payload'> & { actor?: string };
 
 export type Refusal =
   | 'UNKNOWN_TOOL'
@@ -51,6 +64,15 @@ export type CallDecision =
       status: 'AWAITING_APPROVAL';
       countsAgainstBudget: true;
       expiresAt: Date | null;
+      events: DecidedEvent[];
+    }
+  | {
+      /** An identical call was denied earlier in the run: refused with that decision, nobody is asked. */
+      outcome: 'REPEAT_DENIED';
+      status: 'DENIED';
+      error: ToolError;
+      decision: DecisionRecord;
+      policyReason: string;
       events: DecidedEvent[];
     }
   | {
@@ -81,7 +103,8 @@ function refuse(
 /**
  * Seed §5's ladder, first rung that applies wins: a tool that does not exist or that policy
  * denies, arguments that fail the schema, a used-up budget, a tool that cannot run now (no
- * executor, its server or extension not connected), a required approval; otherwise the call runs.
+ * executor, its server or extension not connected), a required approval (refused at once when a
+ * person already denied an identical call in the run and allowed no retry); otherwise the call runs.
  * Only the first two are policy violations, the ones the run's strategy applies to: a tool that
  * cannot run now is not the caller's fault (it may have been offered a moment ago), so its call
  * fails recoverably under its own code. A refused call does not count against the budget.
@@ -108,6 +131,7 @@ export function decideCall(input: CallDecisionInput): CallDecision {
   if (view.unavailable)
     return refuse('UNAVAILABLE', toolCannotRun(spec.name, view.unavailable.code, view.unavailable.reason));
   if (view.approvalRequired) {
+    if (input.priorDenial) return repeatDenied(input.priorDenial);
     const timeout = view.budget.approvalTimeoutMs;
     const expiresAt = timeout ? new Date(input.now.getTime() + timeout) : null;
     return {
@@ -124,4 +148,28 @@ export function decideCall(input: CallDecisionInput): CallDecision {
     };
   }
   return { outcome: 'ACCEPTED', status: 'REQUESTED', countsAgainstBudget: true, events: [] };
+}
+
+/**
+ * No nagging: the person's earlier "no" stands for an identical call, so the model is told the
+ * same, and the decision is carried over naming the call it was made on.
+ */
+function repeatDenied(prior: PriorDenial): CallDecision {
+  const { decidedBy, decidedAt, reason, argumentsHash } = prior.decision;
+  // A carried-over decision names the call the person decided on, not the last repeat.
+  const decidedOn = prior.decision.repeatOf ?? prior.callId;
+  return {
+    outcome: 'REPEAT_DENIED',
+    status: 'DENIED',
+    error: prior.error,
+    decision: { ...prior.decision, allowRetry: false, repeatOf: decidedOn },
+    policyReason: `denied without asking again: the identical call ${decidedOn} was denied by ${decidedBy} at ${decidedAt}`,
+    events: [
+      {
+        type: 'tool_call_denied',
+        actor: 'system',
+        payload: { reason, repeatOf: decidedOn, decidedBy, decidedAt, argumentsHash },
+      },
+    ],
+  };
 }

@@ -9,6 +9,7 @@ const FINAL: Partial<Record<JournalEventType, string>> = {
   tool_call_completed: 'COMPLETED',
   tool_call_failed: 'FAILED',
   tool_call_denied: 'DENIED',
+  tool_call_expired: 'EXPIRED',
   tool_call_cancelled: 'CANCELLED',
 };
 
@@ -85,8 +86,8 @@ export class CallMetrics {
     if (!status) return;
     if (event.type === 'tool_call_failed' && 'previousWorker' in event.payload)
       this.metrics.leaseRecoveries.inc({ outcome: 'interrupted' });
-    if (event.type === 'tool_call_denied')
-      this.decided(callId, event.payload.reason === 'expired' ? 'expired' : 'denied', at);
+    if (event.type === 'tool_call_denied') this.decided(callId, 'denied', at);
+    if (event.type === 'tool_call_expired') this.decided(callId, 'expired', at);
     const known = this.calls.get(callId);
     this.calls.delete(callId);
     const tool = known?.tool ?? 'unknown';

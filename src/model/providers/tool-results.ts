@@ -42,6 +42,7 @@ const NOT_RUN_TEXT = {
   interrupted:
     'Interrupted: this tool call was interrupted before it finished; its effects may be incomplete.',
   invalid: 'Invalid: this tool call was rejected before it ran.',
+  expired: 'Expired: this tool call did not run. No one decided in time; you may ask again.',
 } as const;
 
 const MISSING_TEXT = 'No result: no outcome was recorded for this tool call.';
@@ -54,6 +55,8 @@ export function outcomeText(outcome: CallOutcome | undefined): ResultText {
   if (outcome === undefined) return { text: MISSING_TEXT, isError: true };
   if (outcome.outcome === 'result')
     return { text: resultBody(outcome.result), isError: outcome.result.isError };
+  if (outcome.outcome === 'denied' && outcome.feedback !== undefined)
+    return { text: `Denied by ${outcome.deniedBy ?? 'a person'}: ${outcome.feedback}`, isError: true };
   const base = NOT_RUN_TEXT[outcome.outcome];
   return { text: outcome.message === undefined ? base : `${base} Reason: ${outcome.message}`, isError: true };
 }

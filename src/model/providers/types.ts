@@ -55,7 +55,9 @@ export interface ParsedResponse {
 
 export type CallOutcome =
   | { callId: string; outcome: 'result'; result: ToolResult }
-  | { callId: string; outcome: 'denied' | 'cancelled' | 'interrupted' | 'invalid'; message?: string };
+  /** With `feedback`, the answer is the person's words: "Denied by <deniedBy>: <feedback>". */
+  | { callId: string; outcome: 'denied'; message?: string; deniedBy?: string; feedback?: string }
+  | { callId: string; outcome: 'cancelled' | 'interrupted' | 'invalid' | 'expired'; message?: string };
 
 export interface ProviderAdapter {
   readonly provider: ProviderKind;

@@ -3,9 +3,11 @@ import {
   type CallDecision,
   type CallDecisionInput,
   decideCall,
+  type PriorDenial,
   type Refusal,
 } from '../../../src/calls/rules/decide.js';
 import {
+  approvalDenied,
   budgetExhausted,
   invalidArguments,
   policyDenied,
@@ -114,6 +116,53 @@ function held(expiresAt: Date | null): CallDecision {
       {
         type: 'tool_call_awaiting_approval',
         payload: { reason: asked, expiresAt: expiresAt?.toISOString() ?? null },
+      },
+    ],
+  };
+}
+
+/** A person denied an identical call earlier in the run; `repeatOf` when that call was itself a repeat. */
+function prior(repeatOf: string | null = null): PriorDenial {
+  return {
+    callId: 'call-2',
+    decision: {
+      approved: false,
+      decidedBy: 'approver:alice',
+      reason: 'not now',
+      decidedAt: '2025-03-01T11:00:00.000Z',
+      argumentsHash: 'h1',
+      feedback: 'write under output/drafts instead',
+      allowRetry: false,
+      repeatOf,
+    },
+    error: approvalDenied('notes.write', 'approver:alice', 'not now', 'write under output/drafts instead'),
+  };
+}
+
+function repeatRefused(decidedOn: string): CallDecision {
+  const error = approvalDenied(
+    'notes.write',
+    'approver:alice',
+    'not now',
+    'write under output/drafts instead',
+  );
+  return {
+    outcome: 'REPEAT_DENIED',
+    status: 'DENIED',
+    error,
+    decision: { ...prior().decision, repeatOf: decidedOn },
+    policyReason: `denied without asking again: the identical call ${decidedOn} was denied by approver:alice at 2025-03-01T11:00:00.000Z`,
+    events: [
+      {
+        type: 'tool_call_denied',
+        actor: 'system',
+        payload: {
+          reason: 'not now',
+          repeatOf: decidedOn,
+          decidedBy: 'approver:alice',
+          decidedAt: '2025-03-01T11:00:00.000Z',
+          argumentsHash: 'h1',
+        },
       },
     ],
   };
@@ -271,6 +320,28 @@ const cases: Case[] = [
     name: 'a call with one call of budget left is held for approval, not refused',
     input: { view: { ...askingView(null), remainingCalls: 1 } },
     expect: held(null),
+  },
+  {
+    name: 'a call a person already denied identically is refused with that decision, nobody is asked',
+    input: { view: askingView(60_000), priorDenial: prior() },
+    expect: repeatRefused('call-2'),
+  },
+  {
+    name: 'a repeat of a refused repeat names the call the person decided on',
+    input: { view: askingView(60_000), priorDenial: prior('call-1') },
+    expect: repeatRefused('call-1'),
+  },
+  {
+    name: 'an earlier denial does not touch a call that needs no approval',
+    input: { priorDenial: prior() },
+    expect: accepted,
+  },
+  {
+    name: 'invalid arguments beat an earlier denial',
+    input: { issues: [issue], view: askingView(60_000), priorDenial: prior() },
+    expect: refused('INVALID_ARGUMENTS', invalidArguments('notes.write', [issue]), {
+      structured: { issues: [issue] },
+    }),
   },
   {
     name: 'an allowed call that needs no approval is accepted to run at once',
