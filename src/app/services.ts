@@ -40,6 +40,7 @@ import {
   registerServiceGauges,
   traceExecutors,
 } from '../features/observability/index.js';
+import { RunResources, resourceTools } from '../features/resources/index.js';
 import { SkillService, skillTools } from '../features/skill/index.js';
 import { DEFAULT_TOKEN_CHECK_INTERVAL_MS, TokenService, TokenWatch } from '../features/tokens/index.js';
 import {
@@ -147,6 +148,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
     ...chatTools(chats),
     ...skillTools(skills),
     ...worldInfoTools(worldInfo),
+    ...resourceTools(new RunResources(db)),
     ...(options.extraTools ?? []),
   ]);
 

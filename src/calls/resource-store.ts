@@ -28,6 +28,25 @@ export async function readResource(db: Executor, uri: string) {
   return row ?? null;
 }
 
+/**
+ * A resource as one run reads it: only when it is linked to that run (the run's own results and
+ * tool outputs), null otherwise, so a run cannot open what another run stored.
+ */
+export async function readRunResource(db: Executor, uri: string, runId: string) {
+  const [row] = await db
+    .select({
+      uri: resources.uri,
+      mimeType: resources.mimeType,
+      size: resources.size,
+      content: resources.content,
+    })
+    .from(resources)
+    .innerJoin(resourceLinks, eq(resourceLinks.uri, resources.uri))
+    .where(and(eq(resources.uri, uri), eq(resourceLinks.runId, runId)))
+    .limit(1);
+  return row ?? null;
+}
+
 /** Whether a resource is linked to at least one run that matches `runCondition` (a reader's run scope). */
 export async function linkedToRunWhere(db: Executor, uri: string, runCondition: SQL): Promise<boolean> {
   const [row] = await db
