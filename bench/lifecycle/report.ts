@@ -99,7 +99,7 @@ export function printTargets(f: Figures, peer: PeerOutcome) {
   out('\ntargets (issue 16):');
   const target = (label: string, figure: string, holds: boolean | null) =>
     out(
-      `  ${label.padEnd(62)} ${figure.padEnd(30)} ${holds === null ? 'not measured' : holds ? 'holds' : 'does not hold'}`,
+      `  ${label.padEnd(72)} ${figure.padEnd(24)} ${holds === null ? 'not measured' : holds ? 'holds' : 'does not hold'}`,
     );
   if ('figures' in peer) {
     const { sync } = peer.figures;
