@@ -42,11 +42,23 @@ const ruleOf = (row: RuleRow): PolicyRule => ({
   conditions: row.conditions,
 });
 
+/** Where the decision ladder can end for a call without a run (so without an earlier denial to repeat). */
+export const explainOutcomes = [
+  'ACCEPTED',
+  'AWAITING_APPROVAL',
+  'UNKNOWN_TOOL',
+  'POLICY_DENIED',
+  'INVALID_ARGUMENTS',
+  'BUDGET_EXHAUSTED',
+  'UNAVAILABLE',
+] as const satisfies readonly CallDecision['outcome'][];
+type ExplainOutcome = (typeof explainOutcomes)[number];
+
 /** What a model's call with these arguments would get in a context, without making it. */
 export interface PolicyExplanation {
   tool: string;
   /** What the call would come to: ACCEPTED (runs at once), AWAITING_APPROVAL, or why it is refused. */
-  outcome: CallDecision['outcome'];
+  outcome: ExplainOutcome;
   /** The policy view the decision was made on; null for a name no tool has. */
   view: EffectiveTool | null;
   /** How the arguments fail the tool's input schema; empty when they pass. */
@@ -215,6 +227,7 @@ export class PolicyService {
       deniedToolStrategy: 'RETURN_DENIED_RESULT',
       now: new Date(),
     });
-    return { tool: name, outcome: decision.outcome, view, issues };
+    // No run, so no earlier denial is passed in: the ladder ends on one of explainOutcomes.
+    return { tool: name, outcome: decision.outcome as ExplainOutcome, view, issues };
   }
 }

@@ -119,11 +119,16 @@ function ruleApplies(rule: PolicyRule, context: PolicyContext, tool: ToolSpec): 
   }
 }
 
-function describe(rule: PolicyRule): string {
-  const why = rule.reason ? `: ${rule.reason}` : '';
+/** `PROFILE rule r1 (ALLOW "workspace.write_file" when /path (path) glob "output/drafts/**")` */
+function ruleName(rule: PolicyRule): string {
   const when =
     rule.conditions.length > 0 ? ` when ${rule.conditions.map(describeCondition).join(' and ')}` : '';
-  return `${rule.layer} rule ${rule.id} (${rule.effect} "${rule.toolPattern}"${when})${why}`;
+  return `${rule.layer} rule ${rule.id} (${rule.effect} "${rule.toolPattern}"${when})`;
+}
+
+/** The rule's name and the reason it was written with: how a deciding rule is quoted. */
+function describe(rule: PolicyRule): string {
+  return `${ruleName(rule)}${rule.reason ? `: ${rule.reason}` : ''}`;
 }
 
 /** Denies are reported in this order: the first one found is the deciding rule. */
@@ -301,7 +306,7 @@ function viewWithoutArguments(input: ToolInput, conditionalRules: readonly Polic
       decideTool(input, (r) => holding.has(r)),
     );
   }
-  const named = conditionalRules.slice(0, 3).map(describe).join(', ');
+  const named = conditionalRules.slice(0, 3).map(ruleName).join(', ');
   const more = conditionalRules.length > 3 ? ` and ${conditionalRules.length - 3} more` : '';
   return {
     ...shown,
@@ -343,7 +348,7 @@ function viewForArguments(
       const failed = checked.find((c) => !c.holds)!;
       deciding.push(failed);
       notApplied.push(
-        `${describe(rule)} does not apply: ${describeCondition(failed.condition)} does not hold`,
+        `${ruleName(rule)} does not apply: ${describeCondition(failed.condition)} does not hold`,
       );
     }
   }

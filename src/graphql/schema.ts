@@ -3,6 +3,7 @@ import { builder } from './builder.js';
 import './scalars.js';
 import '../calls/graphql/tool.js';
 import '../calls/graphql/policy.js';
+import '../calls/graphql/policy-explain.js';
 import '../features/tokens/graphql.js';
 import '../calls/graphql/tool-result.js';
 import '../calls/graphql/run.js';

@@ -1,6 +1,7 @@
 import { mayReadRule, policyContextProblem } from '../../core/access.js';
 import { forbidden } from '../../core/errors.js';
 import type { EffectiveTool } from '../../core/policy.js';
+import { conditionOperators, type PolicyCondition } from '../../core/policy-conditions.js';
 import {
   type PolicyRule,
   policyEffects,
@@ -10,18 +11,45 @@ import {
 import { builder, scopes } from '../../graphql/builder.js';
 import { ToolBudgetInput, ToolBudgetType, ToolType } from './tool.js';
 
-const PolicyLayerEnum = builder.enumType('PolicyLayer', {
+export const PolicyLayerEnum = builder.enumType('PolicyLayer', {
   description:
     'Where a rule applies: PLATFORM (everywhere), USER, PROFILE, PLAN_NODE (each scoped by its id) or SOURCE (scoped by a tool source).',
   values: policyLayers,
 });
-const PolicyEffectEnum = builder.enumType('PolicyEffect', {
+export const PolicyEffectEnum = builder.enumType('PolicyEffect', {
   description:
     'ALLOW makes a tool visible, DENY hides it (deny beats allow), ASK keeps it visible but gates each call by approval.',
   values: policyEffects,
 });
 
-const PolicyRuleType = builder.objectRef<PolicyRule>('PolicyRule').implement({
+const PolicyConditionOperatorEnum = builder.enumType('PolicyConditionOperator', {
+  description:
+    'How a condition tests the value its pointer finds: glob (`*` within a segment, `**` any depth, `?` one character), prefix, equals, in (one of a list), maxLength (characters of a string).',
+  values: conditionOperators,
+});
+
+export const PolicyConditionType = builder.objectRef<PolicyCondition>('PolicyCondition').implement({
+  description:
+    'One condition of a rule on the arguments of a call; a missing field or a value of another type makes it false.',
+  fields: (t) => ({
+    pointer: t.exposeString('pointer', {
+      description: 'The RFC 6901 JSON pointer to the argument it tests (`/path`).',
+    }),
+    path: t.exposeBoolean('path', {
+      description:
+        'The value is a workspace path, compared in its canonical form; a path the workspace path rules refuse matches nothing.',
+    }),
+    operator: t.expose('operator', { description: 'The test.', type: PolicyConditionOperatorEnum }),
+    value: t.field({
+      description:
+        'The operand: a glob or prefix string, the value to equal, the list for `in`, or the length.',
+      type: 'JSON',
+      resolve: (condition) => condition.value,
+    }),
+  }),
+});
+
+export const PolicyRuleType = builder.objectRef<PolicyRule>('PolicyRule').implement({
   description: 'One rule of the layered policy; tools no rule allows are invisible.',
   fields: (t) => ({
     id: t.exposeID('id', {
@@ -52,6 +80,11 @@ const PolicyRuleType = builder.objectRef<PolicyRule>('PolicyRule').implement({
     reason: t.exposeString('reason', {
       description: 'Why the rule exists; quoted in the decision it makes.',
       nullable: true,
+    }),
+    conditions: t.expose('conditions', {
+      description:
+        "The rule applies to a call only when all of these hold on its arguments; a granting rule whose conditions hold replaces its layer's unconditional grants. Empty: always applies.",
+      type: [PolicyConditionType],
     }),
   }),
 });
@@ -84,6 +117,39 @@ export const EffectiveToolType = builder.objectRef<EffectiveTool>('EffectiveTool
       description: 'Calls left under every applicable limit; null when nothing limits the count.',
       nullable: true,
     }),
+    conditional: t.exposeBoolean('conditional', {
+      description:
+        'Rules with conditions on the arguments could change this outcome: the fields show it with no condition holding (or, when that hides the tool, with the granting conditions holding); ask policyExplain about one call.',
+    }),
+  }),
+});
+
+const PolicyConditionInput = builder.inputType('PolicyConditionInput', {
+  description: 'A condition on the arguments of a call: a JSON pointer and exactly one operator.',
+  fields: (t) => ({
+    pointer: t.string({
+      description:
+        'An RFC 6901 JSON pointer into the arguments (`/path`, `/files/0/name`; `~1` is `/`, `~0` is `~`).',
+      required: true,
+    }),
+    path: t.boolean({
+      description:
+        'Compare the value as a workspace path, in its canonical form (`./output//a.md` is `output/a.md`; `output/../secret` is `secret`); a value the workspace path rules refuse matches nothing. `equals` and `in` then take strings.',
+    }),
+    glob: t.string({
+      description:
+        'The string matches: `*` within a segment, `**` any number of segments, `?` one character. At most 1024 characters.',
+    }),
+    prefix: t.string({ description: 'The string starts with this. At most 1024 characters.' }),
+    equals: t.field({
+      description: 'The value is exactly this string, number or boolean (no conversion: 1 is not "1").',
+      type: 'JSON',
+    }),
+    in: t.field({
+      description: 'The value is one of these strings, numbers or booleans (1 to 100).',
+      type: ['JSON'],
+    }),
+    maxLength: t.int({ description: 'The value is a string of at most this many characters.' }),
   }),
 });
 
@@ -115,10 +181,15 @@ const PolicyRuleInput = builder.inputType('PolicyRuleInput', {
     }),
     budget: t.field({ description: 'Limits on matching tools.', type: ToolBudgetInput }),
     reason: t.string({ description: 'Why the rule exists; quoted in the decision it makes.' }),
+    conditions: t.field({
+      description:
+        'The rule applies to a call only when all of these hold on its validated arguments (at most 16).',
+      type: [PolicyConditionInput],
+    }),
   }),
 });
 
-const PolicyContextInput = builder.inputType('PolicyContextInput', {
+export const PolicyContextInput = builder.inputType('PolicyContextInput', {
   description: 'The context to resolve policy in; an unset id leaves out its layer.',
   fields: (t) => ({
     userId: t.string({ description: 'The USER layer to apply.' }),
