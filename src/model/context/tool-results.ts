@@ -1,23 +1,8 @@
 import { countTokens } from '../../core/tokens.js';
 import { outcomeText } from '../providers/tool-results.js';
 import { keepHead, truncatedMarker } from './fit.js';
+import { summarizeResult } from './summary.js';
 import type { OverflowRule, ToolCallSource, ToolResultEntry, ToolResultForm } from './types.js';
-
-/** Tokens of tool output kept by the SUMMARY form. */
-const SUMMARY_TOKENS = 60;
-
-/**
- * The summary form: short outputs as they are; longer ones cut to their first tokens with a note of
- * the full size. Answers that are not tool output (denied, cancelled, interrupted) are already short
- * and say what happened, so they never change.
- */
-function summaryText(raw: string, isResult: boolean): string {
-  if (!isResult) return raw;
-  const total = countTokens(raw);
-  if (total <= SUMMARY_TOKENS) return raw;
-  const head = keepHead(raw.split('\n', 1)[0]!, SUMMARY_TOKENS).text;
-  return `${head}\n[summary: the full result has ${total} tokens]`;
-}
 
 export function entryOf(source: ToolCallSource, form: ToolResultForm): ToolResultEntry {
   const answer = outcomeText(source.outcome);
@@ -28,7 +13,11 @@ export function entryOf(source: ToolCallSource, form: ToolResultForm): ToolResul
     name: source.name,
     status: source.status,
     form: isResult ? form : 'RAW',
-    text: form === 'SUMMARY' ? summaryText(answer.text, isResult) : answer.text,
+    // Answers that are not tool output (denied, cancelled, interrupted) are short and say what happened.
+    text:
+      form === 'SUMMARY' && source.outcome.outcome === 'result'
+        ? summarizeResult(source.outcome.result, answer.text)
+        : answer.text,
     isError: answer.isError,
     truncated: false,
     omitted: false,

@@ -274,7 +274,7 @@ describe('context frames', () => {
     });
   });
 
-  test('tool results in SUMMARY form are cut to their first tokens with the full size', async ({
+  test('tool results in SUMMARY form are cut to their first tokens with the full size and field names', async ({
     services,
     gql,
     run,
@@ -289,7 +289,9 @@ describe('context frames', () => {
     expect(entry.callId).toBe(big.id);
     expect(entry.form).toBe('SUMMARY');
     expect(entry.text).toMatch(/^word0 word1 word2 /);
-    expect(entry.text.endsWith(`\n[summary: the full result has ${countTokens(long)} tokens]`)).toBe(true);
+    expect(
+      entry.text.endsWith(`\n[summary: the full result has ${countTokens(long)} tokens; fields: echoed]`),
+    ).toBe(true);
     expect(countTokens(entry.text)).toBeLessThan(100);
   });
 
