@@ -77,6 +77,25 @@ describe('outcomeText', () => {
   it('never words an interrupted call as denied', () => {
     expect(outcomeText({ callId: 'c1', outcome: 'interrupted' }).text.toLowerCase()).not.toContain('denied');
   });
+
+  it('never words an expired call as denied: nobody decided, and the model may ask again', () => {
+    expect(outcomeText({ callId: 'c1', outcome: 'expired' })).toEqual({
+      text: 'Expired: this tool call did not run. No one decided in time; you may ask again.',
+      isError: true,
+    });
+  });
+
+  it("answers a denial with feedback in the person's words", () => {
+    expect(
+      outcomeText({
+        callId: 'c1',
+        outcome: 'denied',
+        message: 'ignored when there is feedback',
+        deniedBy: 'approver:ann',
+        feedback: 'Use output/drafts/.',
+      }),
+    ).toEqual({ text: 'Denied by approver:ann: Use output/drafts/.', isError: true });
+  });
 });
 
 describe('answerCalls', () => {
