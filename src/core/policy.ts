@@ -286,6 +286,12 @@ const sameOutcome = (a: Outcome, b: Outcome) =>
   a.approvalRequired === b.approvalRequired &&
   (a.unavailable?.code ?? null) === (b.unavailable?.code ?? null);
 
+/** A reason names at most three rules, so that it stays short however many rules there are. */
+function listed(items: readonly string[], separator: string): string {
+  const more = items.length > 3 ? ` and ${items.length - 3} more` : '';
+  return `${items.slice(0, 3).join(separator)}${more}`;
+}
+
 /** Beyond this many rules with conditions on one tool, its view is marked conditional without trying each combination. */
 const MAX_ENUMERATED = 8;
 
@@ -296,6 +302,7 @@ const MAX_ENUMERATED = 8;
  */
 function viewWithoutArguments(input: ToolInput, conditionalRules: readonly PolicyRule[]): EffectiveTool {
   const base = decideTool(input, () => false);
+  if (conditionalRules.length === 0) return { ...base, conditional: false, decidingConditions: [] };
   const widest = decideTool(input, (r) => r.effect !== 'DENY');
   const shown = base.permitted || !widest.permitted ? base : widest;
   let conditional = conditionalRules.length > MAX_ENUMERATED;
@@ -306,11 +313,11 @@ function viewWithoutArguments(input: ToolInput, conditionalRules: readonly Polic
       decideTool(input, (r) => holding.has(r)),
     );
   }
-  const named = conditionalRules.slice(0, 3).map(ruleName).join(', ');
-  const more = conditionalRules.length > 3 ? ` and ${conditionalRules.length - 3} more` : '';
   return {
     ...shown,
-    reason: conditional ? `${shown.reason}; depends on the arguments: ${named}${more}` : shown.reason,
+    reason: conditional
+      ? `${shown.reason}; depends on the arguments: ${listed(conditionalRules.map(ruleName), ', ')}`
+      : shown.reason,
     conditional,
     decidingConditions: [],
   };
@@ -354,7 +361,7 @@ function viewForArguments(
   }
   return {
     ...outcome,
-    reason: [outcome.reason, ...notApplied].join('; '),
+    reason: notApplied.length > 0 ? `${outcome.reason}; ${listed(notApplied, '; ')}` : outcome.reason,
     conditional: deciding.length > 0,
     decidingConditions: deciding,
   };

@@ -714,6 +714,18 @@ describe('resolvePolicy: rules with conditions on the arguments', () => {
     expect(view.reason).toMatch(/^denied by PLATFORM rule r\d+ \(DENY "workspace\.\*"\)$/);
   });
 
+  it('a reason names at most three rules that did not apply, and counts the rest', () => {
+    const allows = Array.from({ length: 5 }, (_, i) =>
+      rule('PROFILE', 'p1', 'workspace.write_file', 'ALLOW', {
+        conditions: [{ pointer: '/path', path: true, operator: 'prefix', value: `d${i}/` }],
+      }),
+    );
+    const view = forCall([askWrites(), ...allows], { path: 'notes/a.md' });
+    expect(view.reason.match(/does not apply/g)).toHaveLength(3);
+    expect(view.reason).toMatch(/ and 2 more$/);
+    expect(view.decidingConditions).toHaveLength(5);
+  });
+
   describe('without arguments (effectiveTools)', () => {
     const view = (rules: PolicyRule[], t = write) => resolvePolicy([t], rules, ctx)[0]!;
 
@@ -751,6 +763,13 @@ describe('resolvePolicy: rules with conditions on the arguments', () => {
       expect(v).toMatchObject({ visible: false, conditional: false });
       expect(v.reason).toMatch(/^denied by PLATFORM rule r\d+ \(DENY "\*"\)$/);
       expect(view([rule('PROFILE', 'p1', '*', 'ALLOW'), allowDrafts()]).conditional).toBe(false);
+    });
+
+    it('more than eight rules with conditions on one tool: conditional without trying each combination', () => {
+      const allows = Array.from({ length: 9 }, () => allowDrafts());
+      const v = view([rule('PROFILE', 'p1', '*', 'ALLOW'), ...allows]);
+      expect(v).toMatchObject({ visible: true, conditional: true });
+      expect(v.reason).toMatch(/ and 6 more$/);
     });
 
     it('a tool without rules with conditions is never conditional', () => {
