@@ -31,6 +31,7 @@ describe('resource.read', () => {
       totalChars: 40_000,
       nextOffset: 8_000,
       text: cut.text.slice(0, 8_000),
+      summary: `Read characters 0-8000 of 40000 of ${cut.uri}. Continue with offset 8000 for the next page.`,
     });
     expect(resultText(done).split('\n')[0]).toBe(
       `${cut.uri} (text/plain; charset=utf-8, 40000 bytes): characters 0-8000 of 40000. Continue with offset 8000 for the next page.`,

@@ -4,7 +4,7 @@ import type { Services } from '../../../src/app/services.js';
 import { chats } from '../../../src/features/chat/tables.js';
 import { chatJsonl } from '../../support/chat.js';
 import { dbTest as test } from '../../support/fixtures.js';
-import { agent, allow, eventTypes, newRun, resultText, structured } from '../../support/lifecycle.js';
+import { admin, agent, allow, eventTypes, newRun, resultText, structured } from '../../support/lifecycle.js';
 
 const completed = ['tool_call_requested', 'tool_call_started', 'tool_call_completed'];
 const failed = ['tool_call_requested', 'tool_call_started', 'tool_call_failed'];
@@ -35,6 +35,23 @@ describe('chat.search through the lifecycle', () => {
       /^Search "饕餮" in chat c: 2 messages match; best 2 first\.\n1\. #3 assistant · 沈念/,
     );
     expect(await eventTypes(services, { callId: done.id })).toEqual(completed);
+  });
+
+  test('gives its own summary: the count and the best hits, without snippets', async ({ services }) => {
+    const run = await setup(services, ['我们去后山吧', '饕餮的传说', 'nothing here', '饕餮！饕餮！']);
+    const done = await call(services, run.id, 'chat.search', { query: '饕餮' });
+    expect(structured(done).summary).toBe(
+      'Searched chat c for "饕餮": 2 matching messages; best hits #3, #1. Search again to see their snippets and cursors.',
+    );
+  });
+
+  test('a context of summaries shows that summary for the result', async ({ services }) => {
+    const run = await setup(services, ['饕餮的传说', ...padded(40, 200).map((t) => `饕餮 ${t}`)]);
+    const done = await call(services, run.id, 'chat.search', { query: '饕餮', limit: 30 });
+    const preset = { components: [{ kind: 'TOOL_RESULTS', tokenBudget: 2000, form: 'SUMMARY' }] };
+    const frame = await services.context.frame(run.id, { preset }, admin);
+    expect(frame.toolResults[0]!.text.split('\n')[0]).toBe(structured(done).summary);
+    expect(frame.toolResults[0]!.text).toMatch(/\n\[summary by the tool; the full result has \d+ tokens\]$/);
   });
 
   test('no hits is a completed call with an empty result, not an error', async ({ services }) => {
@@ -115,6 +132,17 @@ describe('chat.read_history_tail and chat.read_history_before through the lifecy
       nextCursor: expect.any(String),
     });
     expect(await eventTypes(services, { callId: done.id })).toEqual(completed);
+  });
+
+  test('a page gives its own summary: which messages were read and the cursor to older ones', async ({
+    services,
+  }) => {
+    const run = await setup(services, padded(30));
+    const done = await call(services, run.id, 'chat.read_history_tail', { limit: 5 });
+    const { nextCursor, summary } = structured(done);
+    expect(summary).toBe(
+      `Read messages #25-#29 of chat c (30 messages). Older messages: chat.read_history_before with cursor "${nextCursor}".`,
+    );
   });
 
   test('paging back with the cursors visits every message once and ends with a null cursor', async ({
@@ -214,6 +242,7 @@ describe('chat.read_history_tail and chat.read_history_before through the lifecy
       messages: [],
       nextCursor: null,
       continuation: null,
+      summary: 'Chat c has no messages.',
     });
     expect(resultText(done)).toBe('Chat c has no messages.');
   });

@@ -53,6 +53,13 @@ const dateOrNull = {
   description: 'When the message was sent (ISO 8601, as SillyTavern stored it), or null.',
 };
 
+/** What the context shows of an older result in SUMMARY form (docs/providers-and-context.md). */
+export const SUMMARY_FIELD = {
+  type: 'string',
+  description:
+    'This result in one or two sentences: what an older result is reduced to in a summarized context.',
+};
+
 export const historyArguments = {
   limit: integer()
     .min(1)
@@ -100,6 +107,7 @@ export const historyOutputSchema = objectSchema(
       type: ['string', 'null'],
       description: 'Set when a message was cut: which part is missing and how to read it.',
     },
+    summary: SUMMARY_FIELD,
   },
   ['chatId', 'messageCount', 'messages', 'nextCursor', 'continuation'],
 );
@@ -126,7 +134,18 @@ export function renderHistory(page: HistoryPage): string {
   return lines.join('\n');
 }
 
+/** What was read and how to read on, without the texts. */
+function historySummary(page: HistoryPage): string {
+  if (page.messages.length === 0) return renderHistory(page);
+  const first = page.messages[0]!.index;
+  const last = page.messages.at(-1)!.index;
+  const read = `Read messages #${first}-#${last} of chat ${page.chatId} (${page.messageCount} messages).`;
+  return page.nextCursor
+    ? `${read} Older messages: chat.read_history_before with cursor "${page.nextCursor}".`
+    : `${read} This is the start of the chat.`;
+}
+
 export const historyOutput = (page: HistoryPage) => ({
   content: textParts(renderHistory(page)),
-  structured: page,
+  structured: { ...page, summary: historySummary(page) },
 });

@@ -12,7 +12,7 @@ import {
 import { chatRoles } from '../rules/jsonl.js';
 import { MAX_TERM_LENGTH, MAX_TERMS } from '../rules/search.js';
 import { type ChatService, RANK_WINDOW, SEARCH_DEFAULT_LIMIT, type SearchResult } from '../service.js';
-import { onRunChat, roleSchema } from './common.js';
+import { onRunChat, roleSchema, SUMMARY_FIELD } from './common.js';
 
 const args = defineArguments({
   query: z
@@ -53,6 +53,18 @@ function render(result: SearchResult, query: string): string {
   });
   lines.push('To read a hit in context, pass its cursor to chat.read_history_before.');
   return lines.join('\n');
+}
+
+/** The count line and where the best hits are, without the snippets. */
+function searchSummary(result: SearchResult, query: string): string {
+  if (result.hits.length === 0) return render(result, query);
+  const best = result.hits
+    .slice(0, 5)
+    .map((hit) => `#${hit.index}`)
+    .join(', ');
+  const more = result.hits.length > 5 ? ` and ${result.hits.length - 5} more` : '';
+  const count = result.capped ? `more than ${RANK_WINDOW}` : String(result.matched);
+  return `Searched chat ${result.chatId} for "${query}": ${count} matching messages; best hits ${best}${more}. Search again to see their snippets and cursors.`;
 }
 
 export function searchTool(chats: ChatService): BuiltInTool {
@@ -115,6 +127,7 @@ export function searchTool(chats: ChatService): BuiltInTool {
               ],
             ),
           },
+          summary: SUMMARY_FIELD,
         },
         ['chatId', 'terms', 'matched', 'capped', 'hits'],
       ),
@@ -122,7 +135,10 @@ export function searchTool(chats: ChatService): BuiltInTool {
     async run(invocation) {
       const input = args.parse(invocation);
       const result = await onRunChat(chats, invocation, (service, chatId) => service.search(chatId, input));
-      return { content: textParts(render(result, input.query)), structured: result };
+      return {
+        content: textParts(render(result, input.query)),
+        structured: { ...result, summary: searchSummary(result, input.query) },
+      };
     },
   };
 }

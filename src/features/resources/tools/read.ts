@@ -54,6 +54,10 @@ export function readTool(resources: RunResources): BuiltInTool {
           totalChars: position,
           nextOffset: { type: ['integer', 'null'], minimum: 0, description: 'Null at the end.' },
           text: { type: 'string' },
+          summary: {
+            type: 'string',
+            description: 'Which page was read, without its text: what a summarized context shows.',
+          },
         },
         ['uri', 'mimeType', 'bytes', 'start', 'end', 'totalChars', 'nextOffset', 'text'],
       ),
@@ -97,6 +101,7 @@ export function readTool(resources: RunResources): BuiltInTool {
           totalChars: page.totalChars,
           nextOffset: page.nextOffset,
           text: page.text,
+          summary: `Read characters ${page.start}-${page.end} of ${page.totalChars} of ${uri}. ${next}`,
         },
       };
     },
