@@ -22,8 +22,9 @@ const STATUS_OF: Record<string, string> = {
   TOOL_CALL_COMPLETED: 'COMPLETED',
   TOOL_CALL_FAILED: 'FAILED',
   TOOL_CALL_CANCELLED: 'CANCELLED',
+  TOOL_CALL_EXPIRED: 'EXPIRED',
 };
-const TERMINAL = new Set(['DENIED', 'COMPLETED', 'FAILED', 'CANCELLED']);
+const TERMINAL = new Set(['DENIED', 'COMPLETED', 'FAILED', 'CANCELLED', 'EXPIRED']);
 
 /**
  * Follows one run's journal live (from its first event, so nothing committed before the

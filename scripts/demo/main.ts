@@ -62,6 +62,9 @@ function narrate(follower: RunFollower, autoApprove: boolean) {
         log(`${tool} ${verb} by ${event.actor}${reason}`);
         break;
       }
+      case 'TOOL_CALL_EXPIRED':
+        log(`${tool} expired: no one decided in time`);
+        break;
       case 'TOOL_CALL_COMPLETED':
       case 'TOOL_CALL_FAILED':
         log(`  ${tool} → ${event.type === 'TOOL_CALL_COMPLETED' ? 'completed' : 'failed'}`);
