@@ -83,7 +83,7 @@ const ContextToolResultType = builder.objectRef<ToolResultEntry>('ContextToolRes
     }),
     name: t.exposeString('name', { description: 'The tool called.' }),
     status: t.exposeString('status', {
-      description: 'The call status (COMPLETED, FAILED, DENIED or CANCELLED).',
+      description: 'The call status (COMPLETED, FAILED, DENIED, EXPIRED or CANCELLED).',
     }),
     form: t.expose('form', { description: 'Raw output or summary.', type: ToolResultFormEnum }),
     text: t.exposeString('text', { description: 'What the model reads.' }),
