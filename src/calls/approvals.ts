@@ -6,6 +6,7 @@ import { conflict } from '../core/errors.js';
 import type { NewJournalEvent } from '../core/journal-event.js';
 import { parseInput } from '../core/parse-input.js';
 import type { DecisionRecord } from '../core/tool-call.js';
+import { cutAt } from '../core/unicode.js';
 import type { Db } from '../db/client.js';
 import type { Tx } from '../db/tx.js';
 import { appendEvents } from '../journal/append.js';
@@ -15,6 +16,8 @@ import { toolCalls } from './tables.js';
 import type { ToolCallRow } from './tool-call-service.js';
 
 export const MAX_FEEDBACK_LENGTH = 4000;
+/** The journal records that there was feedback and how it starts; the call keeps all of it. */
+const JOURNAL_FEEDBACK_LENGTH = 1000;
 /** How long before a pending call expires its `tool_call_expiring` warning fires, by default. */
 export const DEFAULT_APPROVAL_EXPIRY_WARNING_MS = 60_000;
 
@@ -96,7 +99,7 @@ export async function recordApproval(
           : {
               reason,
               argumentsHash: decision.argumentsHash,
-              feedback: input.feedback,
+              feedback: input.feedback && cutAt(input.feedback, JOURNAL_FEEDBACK_LENGTH),
               allowRetry: decision.allowRetry,
             },
       },

@@ -127,6 +127,24 @@ describe('deny with feedback', () => {
     expect(ok.decision!.feedback).toBe('y'.repeat(4000));
   });
 
+  test('4000 characters of Chinese feedback reach the model whole; the journal keeps the first 1000', async ({
+    services,
+    run,
+  }) => {
+    const held = await echo(services, run.id, 'a');
+    const feedback = '请改写到草稿目录'.repeat(500);
+    const denied = await services.calls.deny(held.id, { feedback }, approver);
+    expect(resultText(denied)).toBe(`Denied by approver:alice: ${feedback}`);
+    const [event] = (await services.journal.read({ callId: held.id, limit: 10 })).slice(-1);
+    expect(event!.type).toBe('tool_call_denied');
+    expect(event!.payload).toEqual({
+      reason: null,
+      argumentsHash: held.argumentsHash,
+      feedback: feedback.slice(0, 1000),
+      allowRetry: false,
+    });
+  });
+
   test('feedback that is not text is BAD_USER_INPUT from the service too', async ({ services, run }) => {
     const held = await echo(services, run.id, 'a');
     await expect(services.calls.deny(held.id, { feedback: 42 as never }, approver)).rejects.toMatchObject({
