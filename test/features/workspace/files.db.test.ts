@@ -95,6 +95,7 @@ describe('workspace files through the tool-call lifecycle', () => {
       files: [{ path: 'output/a.md', size: 1, sha256: hash('a') }],
       total: 2,
       truncated: true,
+      summary: 'Listed 2 files in output/: output/a.md and 1 more.',
     });
     expect(folder.result!.content[0]).toEqual({
       type: 'text',
@@ -125,6 +126,7 @@ describe('workspace files through the tool-call lifecycle', () => {
       totalChars: 14,
       truncated: false,
       next: null,
+      summary: `Read output/poem.txt (lines 2-2 of 3, characters 4-8 of 14; 14 bytes; sha256 ${hash('one\ntwo\nthree\n')}).`,
     });
     expect(read.result!.content).toEqual([
       {

@@ -15,6 +15,16 @@ const args = defineArguments({
   limit: integer().min(1).max(1000).default(DEFAULT_LIMIT).describe('The most files to return.'),
 });
 
+const SUMMARY_PATHS = 5;
+
+function listSummary(listed: { files: Array<{ path: string }>; total: number }, prefix: string | null) {
+  const where = prefix ? ` in ${prefix}` : '';
+  if (listed.total === 0) return `Listed the workspace${where}: no files.`;
+  const first = listed.files.slice(0, SUMMARY_PATHS).map((f) => f.path);
+  const more = listed.total > first.length ? ` and ${listed.total - first.length} more` : '';
+  return `Listed ${plural(listed.total, 'file')}${where}: ${first.join(', ')}${more}.`;
+}
+
 export function listFilesTool(workspaces: Workspaces): BuiltInTool {
   return {
     spec: spec({
@@ -49,6 +59,10 @@ export function listFilesTool(workspaces: Workspaces): BuiltInTool {
             description: 'How many files matched, including any cut by `limit`.',
           },
           truncated: { type: 'boolean' },
+          summary: {
+            type: 'string',
+            description: 'What was listed, in one sentence: what a summarized context shows.',
+          },
         },
         ['roots', 'files', 'total', 'truncated'],
       ),
@@ -74,7 +88,7 @@ export function listFilesTool(workspaces: Workspaces): BuiltInTool {
             ),
           },
         ],
-        structured: listed,
+        structured: { ...listed, summary: listSummary(listed, prefix ?? null) },
       };
     },
   };

@@ -65,6 +65,10 @@ export function readFileTool(workspaces: Workspaces): BuiltInTool {
           totalLines: position,
           totalChars: position,
           truncated: { type: 'boolean', description: 'True when the read budget cut the requested range.' },
+          summary: {
+            type: 'string',
+            description: 'What was read, without the content: what a summarized context shows.',
+          },
           next: {
             description: 'Where to continue reading after a cut; null when nothing was cut.',
             oneOf: [
@@ -106,7 +110,7 @@ export function readFileTool(workspaces: Workspaces): BuiltInTool {
           { type: 'text', text: header(read) },
           { type: 'text', text: read.content },
         ],
-        structured: read,
+        structured: { ...read, summary: `Read ${header(read)}` },
       };
     },
   };
