@@ -146,7 +146,7 @@ export const ToolCallType = builder.objectRef<ToolCallRow>('ToolCall').implement
       resolve: (call) => (call.approvalRequired ? call : null),
     }),
     decision: t.expose('decision', {
-      description: 'The decision made on it; null until decided.',
+      description: 'The decision made on it; null until decided, and for an EXPIRED call (nobody decided).',
       type: ApprovalDecisionType,
       nullable: true,
     }),
@@ -156,7 +156,7 @@ export const ToolCallType = builder.objectRef<ToolCallRow>('ToolCall').implement
       nullable: true,
     }),
     error: t.expose('error', {
-      description: 'Why it failed, was denied or was cancelled; null otherwise.',
+      description: 'Why it failed, was denied, expired or was cancelled; null otherwise.',
       type: ToolErrorType,
       nullable: true,
     }),
