@@ -100,6 +100,17 @@ describe('appendChatMessages', () => {
     expect((await services.chats.require('c')).messageCount).toBe(2);
   });
 
+  test('a chat of only a header, without a newline, gets its first message at index 0', async ({
+    services,
+    gql,
+  }) => {
+    const header = chatJsonl([]).trimEnd();
+    await seed(services, header);
+    const appended = await gql(APPEND, { chatId: 'c', messages: [message('first')] });
+    expect(appended.data!.appendChatMessages).toMatchObject({ firstIndex: 0, count: 1 });
+    expect(await services.chats.exportChatText('c')).toBe(`${header}\n${JSON.stringify(message('first'))}\n`);
+  });
+
   test('a chat that does not exist is NOT_FOUND', async ({ gql, tokens }) => {
     const result = await gql(APPEND, { chatId: 'nope', messages: [message('x')] }, tokens.HOST);
     expect(codes(result)).toEqual(['NOT_FOUND']);
