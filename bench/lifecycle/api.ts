@@ -34,7 +34,13 @@ export const requestCall = async (gql: Gql, runId: string, name: string) =>
 const APPROVE = 'mutation ($id: ID!) { approveToolCall(id: $id) { id status } }';
 export const approveCall = (approver: Gql, id: string) => approver(APPROVE, { id });
 
-const FINAL = new Set(['TOOL_CALL_COMPLETED', 'TOOL_CALL_FAILED', 'TOOL_CALL_DENIED', 'TOOL_CALL_CANCELLED']);
+const FINAL = new Set([
+  'TOOL_CALL_COMPLETED',
+  'TOOL_CALL_FAILED',
+  'TOOL_CALL_DENIED',
+  'TOOL_CALL_CANCELLED',
+  'TOOL_CALL_EXPIRED',
+]);
 
 /**
  * Follows one run's journal the way an agent host waits for its calls: `journalEvents(runId,

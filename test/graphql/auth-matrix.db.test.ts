@@ -38,6 +38,11 @@ const operations: Operation[] = [
     document: '{ effectiveTools(context: { userId: "u1" }) { reason } }',
     allowed: READERS,
   },
+  {
+    field: 'policyExplain',
+    document: '{ policyExplain(context: { userId: "u1" }, tool: "test.echo", arguments: {}) { outcome } }',
+    allowed: READERS,
+  },
   { field: 'apiTokens', document: '{ apiTokens { id } }', allowed: ['ADMIN'] },
   { field: 'me', document: '{ me { role } }', allowed: ALL },
   {
@@ -190,9 +195,20 @@ const operations: Operation[] = [
     allowed: ['ADMIN'],
   },
   {
+    field: 'appendChatMessages',
+    document: `mutation { appendChatMessages(chatId: "${NIL}", messages: [{ name: "n", mes: "m" }]) { count } }`,
+    allowed: ['ADMIN', 'HOST'],
+  },
+  {
     field: 'setChatOwner',
     document: `mutation { setChatOwner(id: "${NIL}", userId: "u1") { id } }`,
     allowed: ['ADMIN'],
+  },
+  {
+    field: 'putWorkspaceInputs',
+    document:
+      'mutation { putWorkspaceInputs(workspaceId: "w1", files: [{ path: "inputs/a.md", text: "a" }]) { paths } }',
+    allowed: ['ADMIN', 'HOST'],
   },
   {
     field: 'setWorkspaceOwner',

@@ -84,6 +84,8 @@ const runChangers = withRoles(runReaders, {
   VIEWER_ALICE: 'FORBIDDEN',
   VIEWER_BOB: 'FORBIDDEN',
 });
+/** What a host feeds Bob's chat and workspace: hosts (for the users of their token) and admins only. */
+const hostFeeders = withRoles(runChangers, { AGENT_ALICE: 'FORBIDDEN', AGENT_BOB_OTHER: 'FORBIDDEN' });
 /** An agent must not even name Bob's things in a run of its own. */
 const runCreators = withRoles(runChangers, { AGENT_ALICE: 'FORBIDDEN' });
 
@@ -174,6 +176,19 @@ const operations: Operation[] = [
   {
     field: 'effectiveTools',
     document: '{ effectiveTools(context: { userId: "bob", profileId: "p1" }) { tool { name } } }',
+    variables: () => ({}),
+    sees: noError,
+    expect: withRoles(runReaders, {
+      AGENT_ALICE: 'FORBIDDEN',
+      APPROVER_ALICE: 'FORBIDDEN',
+      VIEWER_ALICE: 'FORBIDDEN',
+      AGENT_BOB_OTHER: 'SEES',
+    }),
+  },
+  {
+    field: 'policyExplain',
+    document:
+      '{ policyExplain(context: { userId: "bob", profileId: "p1" }, tool: "test.echo", arguments: { text: "x" }) { outcome } }',
     variables: () => ({}),
     sees: noError,
     expect: withRoles(runReaders, {
@@ -325,6 +340,24 @@ const operations: Operation[] = [
     variables: (w) => ({ chat: w.chatId, books: [w.lorebookId] }),
     sees: noError,
     expect: runChangers,
+  },
+  {
+    field: 'appendChatMessages',
+    document:
+      'mutation($id: ID!) { appendChatMessages(chatId: $id, messages: [{ name: "bob", mes: "more" }]) { count } }',
+    variables: (w) => ({ id: w.chatId }),
+    sees: (d) => d.appendChatMessages !== null,
+    expect: hostFeeders,
+    changes: true,
+  },
+  {
+    field: 'putWorkspaceInputs',
+    document:
+      'mutation($id: ID!) { putWorkspaceInputs(workspaceId: $id, files: [{ path: "inputs/more.md", text: "more" }]) { paths } }',
+    variables: (w) => ({ id: w.workspaceId }),
+    sees: (d) => d.putWorkspaceInputs !== null,
+    expect: hostFeeders,
+    changes: true,
   },
   {
     field: 'setPolicyRule',
