@@ -149,7 +149,8 @@ describe.skipIf(skipBrowserTests)('the run view', () => {
     const page = await consoles.open(await api.token('diff-reader', 'VIEWER', [RUN_USER]));
     await runView(page, richRun.runId);
     const call = runCall(page, richRun.diffCall);
-    await call.locator('[data-testid=part-diff]').waitFor();
+    // The diff part shows "loading…" until its resource(uri) answers; wait for the text itself.
+    await call.locator('[data-testid=part-diff]', { hasText: 'output/second.md' }).waitFor();
 
     expect(await call.getAttribute('data-status')).toBe('COMPLETED');
     const diff = (await call.locator('[data-testid=part-diff]').textContent()) ?? '';
