@@ -1,3 +1,6 @@
+// Over 400 lines on purpose: requesting a call is one transaction whose steps (policy, validation,
+// repeat-of-denial, budgets, approval request, journal) share the same locked run row and must stay
+// readable in order; the pure decisions already live in rules/decide.ts.
 import { and, asc, desc, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { renderApprovalMessage } from '../core/approval-message.js';

@@ -1,3 +1,6 @@
+// Over 400 lines on purpose: the layered resolution, argument conditions' layer-local replacement and
+// the conditional search in effectiveTools are one pure function and its table test reads it whole;
+// the condition operators themselves live in policy-conditions.ts.
 import picomatch from 'picomatch';
 import {
   conditionHolds,

@@ -1,3 +1,5 @@
+// Over 400 lines on purpose: storing a model turn (parse, provider call keys, calls requested, usage)
+// is one transaction read top to bottom; the wire formats are the pure adapters in providers/.
 import { createHash } from 'node:crypto';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';

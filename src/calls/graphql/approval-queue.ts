@@ -83,19 +83,22 @@ builder.queryFields((t) => ({
   ),
 }));
 
+/** Both queue subscriptions narrow by the same validated filter. */
+const queueFilterArgs = builder.args((t) => ({
+  filter: t.field({
+    description: 'Narrows the queue.',
+    type: ApprovalQueueFilterInput,
+    validate: { schema: approvalQueueFilterSchema },
+  }),
+}));
+
 builder.subscriptionFields((t) => ({
   approvalQueueEvents: t.field({
     type: ApprovalQueueEventType,
     description:
       'One ENTERED per call awaiting approval now (oldest first), SNAPSHOT_END, then ENTERED and LEFT as calls enter and leave the queue: only calls of runs of the users this token is bound to (every user for ADMIN and `*` tokens), narrowed by `filter`. After a reconnect, subscribe again and rebuild from the snapshot. ADMIN, APPROVER and VIEWER.',
     authScopes: scopes.people,
-    args: {
-      filter: t.arg({
-        description: 'Narrows the queue.',
-        type: ApprovalQueueFilterInput,
-        validate: { schema: approvalQueueFilterSchema },
-      }),
-    },
+    args: queueFilterArgs,
     subscribe: (_root, args, ctx) =>
       ctx.services.journal.approvalQueueEvents(ctx.principal!, args.filter as ApprovalQueueFilter | null),
     resolve: (event: ApprovalQueueEvent) => event,
@@ -105,13 +108,7 @@ builder.subscriptionFields((t) => ({
     description:
       'The first version of the queue, kept for existing clients: the calls awaiting approval now, then every call that enters or leaves the queue, as it is then, with no marker between the two (prefer `approvalQueueEvents`). Only calls of runs of the users this token is bound to (every user for ADMIN and `*` tokens), narrowed by `filter`. ADMIN, APPROVER and VIEWER.',
     authScopes: scopes.people,
-    args: {
-      filter: t.arg({
-        description: 'Narrows the queue.',
-        type: ApprovalQueueFilterInput,
-        validate: { schema: approvalQueueFilterSchema },
-      }),
-    },
+    args: queueFilterArgs,
     subscribe: (_root, args, ctx) =>
       ctx.services.journal.approvalQueue(ctx.principal!, args.filter as ApprovalQueueFilter | null),
     resolve: (call: ToolCallRow) => call,

@@ -1,3 +1,5 @@
+// Over 400 lines on purpose: files, blobs and checkpoints are one store whose writes share the same
+// transaction and revision rules; the path rules and session checks are already their own files.
 import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { ownerUserIdSchema } from '../../calls/resource-access.js';
