@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, boolean, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { PolicyCondition } from '../core/policy-conditions.js';
 import { policyEffects, policyLayers } from '../core/policy-rule.js';
 import { deniedToolStrategies, runStatuses } from '../core/run.js';
-import { type DecisionRecord, toolCallStatuses } from '../core/tool-call.js';
+import { type ArgumentsEdit, type DecisionRecord, policyCallers, toolCallStatuses } from '../core/tool-call.js';
 import type { ToolError, ToolResult } from '../core/tool-result.js';
 import {
   type JsonSchema,
@@ -130,6 +130,20 @@ export const toolCalls = pgTable(
     maxOutputTokens: integer('max_output_tokens'),
     approvalExpiresAt: tstz('approval_expires_at'),
     decision: jsonb('decision').$type<DecisionRecord>(),
+    /** Distinct approvers the call needs before it runs (quorum), from its budget when requested. */
+    approvalsRequired: integer('approvals_required').notNull().default(1),
+    /** The run's own user may not approve it (separation of duties), from its budget when requested. */
+    selfApprovalForbidden: boolean('self_approval_forbidden').notNull().default(false),
+    /** The approvals recorded so far, in order; the last one that reached the quorum is also `decision`. */
+    approvals: jsonb('approvals').$type<DecisionRecord[]>().notNull().default([]),
+    /** Whose behalf it was requested on, so that an edit is resolved by policy as the original was. */
+    caller: text('caller', { enum: policyCallers }).notNull().default('MODEL'),
+    /** The model turn that produced it (model_turns.id); null for direct requests. */
+    turnId: uuid('turn_id'),
+    /** The call a person edited into this one; its answer to the model is this call's. */
+    replaces: uuid('replaces').references((): AnyPgColumn => toolCalls.id),
+    /** On an EDITED call: who changed its arguments, the JSON Patch, and the call that ran instead. */
+    edit: jsonb('edit').$type<ArgumentsEdit>(),
     result: jsonb('result').$type<ToolResult>(),
     error: jsonb('error').$type<ToolError>(),
     leaseOwner: text('lease_owner'),
@@ -143,6 +157,9 @@ export const toolCalls = pgTable(
   (t) => [
     index('tool_calls_run_idx').on(t.runId, t.requestedAt),
     index('tool_calls_status_idx').on(t.status),
+    index('tool_calls_turn_idx')
+      .on(t.turnId)
+      .where(sql`${t.turnId} is not null`),
     uniqueIndex('tool_calls_provider_call_idx')
       .on(t.runId, t.providerCallId)
       .where(sql`${t.providerCallId} is not null`),

@@ -5,7 +5,9 @@ export const journalEventTypes = [
   'run_cancelled',
   'tool_call_requested',
   'tool_call_awaiting_approval',
+  'tool_call_approval_added',
   'tool_call_approved',
+  'tool_call_edited',
   'tool_call_denied',
   'tool_call_expiring',
   'tool_call_expired',
@@ -22,6 +24,10 @@ export const journalEventTypes = [
   'mcp_server_changed',
   'mcp_tools_changed',
   'model_connection_changed',
+  'agent_run_started',
+  'agent_round_finished',
+  'model_request_failed',
+  'agent_run_stopped',
 ] as const;
 export type JournalEventType = (typeof journalEventTypes)[number];
 

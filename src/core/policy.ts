@@ -10,6 +10,7 @@ import {
 } from './policy-conditions.js';
 import type { PolicyLayer, PolicyRule } from './policy-rule.js';
 import type { ToolBudget, ToolSpec } from './tool-spec.js';
+import type { policyCallers } from './tool-call.js';
 
 export interface PolicyContext {
   userId?: string | null;
@@ -29,7 +30,7 @@ export interface RunUsage {
  * Who makes the call. The model (and every agent or host asking on its behalf) never sees a
  * USER_ONLY tool; a person (an approver or admin calling on a run) may call one.
  */
-export type PolicyCaller = 'MODEL' | 'PERSON';
+export type PolicyCaller = (typeof policyCallers)[number];
 
 /** Why a tool that policy allows cannot run now; the code is the one its refused call fails with. */
 export interface Unavailability {

@@ -16,6 +16,7 @@ export const toolCallStatuses = [
   'FAILED',
   'CANCELLED',
   'EXPIRED',
+  'EDITED',
 ] as const;
 export type ToolCallStatus = (typeof toolCallStatuses)[number];
 
@@ -32,4 +33,17 @@ export interface DecisionRecord {
   allowRetry?: boolean;
   /** The call this decision was made on, when it was carried over to an identical later call. */
   repeatOf?: string | null;
+}
+
+/** Who a call is made for: the model (through an agent or host) or a person calling directly. */
+export const policyCallers = ['MODEL', 'PERSON'] as const;
+
+/** What a person changed on a call before approving it; the edited arguments ran as `replacedBy`. */
+export interface ArgumentsEdit {
+  editedBy: string;
+  editedAt: string;
+  reason: string | null;
+  /** RFC 6902 JSON Patch from the original arguments to the edited ones. */
+  diff: unknown[];
+  replacedBy: string;
 }
