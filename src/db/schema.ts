@@ -5,6 +5,7 @@
 export * from '../bridge/extension/tables.js';
 export * from '../bridge/mcp/tables.js';
 export * from '../calls/tables.js';
+export * from '../features/agent/tables.js';
 export * from '../features/chat/tables.js';
 export * from '../features/models/tables.js';
 export * from '../features/skill/tables.js';
