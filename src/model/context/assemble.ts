@@ -170,6 +170,26 @@ export function assembleFrame(preset: ContextPreset, sources: ContextSources): C
     if (one) built.push(one);
   }
 
+  if (sources.prompt !== null) {
+    // The task itself, never cut or dropped: a model given part of its task would do something else.
+    const tokens = countTokens(sources.prompt);
+    built.push({
+      component: {
+        kind: 'PROMPT',
+        source: `run:${sources.runId}`,
+        tokenBudget: tokens,
+        priority: Number.MAX_SAFE_INTEGER,
+        required: true,
+        overflow: 'FAIL',
+        content: sources.prompt,
+        tokens,
+        originalTokens: tokens,
+        applied: null,
+      },
+      entries: null,
+    });
+  }
+
   const total = () => built.reduce((sum, b) => sum + b.component.tokens, 0);
   if (preset.totalBudget != null) {
     const candidates = built

@@ -13,7 +13,7 @@ import {
 
 const PromptComponentKindEnum = builder.enumType('PromptComponentKind', {
   description:
-    'What a prompt component holds: the SYSTEM text, CHAT_HISTORY, WORLD_INFO, WORKSPACE_FILES or TOOL_RESULTS.',
+    'What a prompt component holds: the SYSTEM text, CHAT_HISTORY, WORLD_INFO, WORKSPACE_FILES, TOOL_RESULTS, or the PROMPT an agent run was started with (last, never cut).',
   values: promptComponentKinds,
 });
 const PresetComponentKindEnum = builder.enumType('ContextPresetComponentKind', {

@@ -34,6 +34,11 @@ const MAX_WORKSPACE_CHARS = 1024 * 1024;
 /** Newest finished calls considered for TOOL_RESULTS. */
 const MAX_TOOL_RESULTS = 500;
 
+/** Where a run's prompt comes from (the agent loop's jobs); runs without one have none. */
+export interface RunPrompts {
+  promptOf(runId: string): Promise<string | null>;
+}
+
 export interface PresetChoice {
   preset?: unknown;
   presetName?: string | null;
@@ -59,6 +64,7 @@ export class ContextService {
     private readonly chats: ChatService,
     private readonly worldInfo: WorldInfoService,
     private readonly workspaces: Workspaces,
+    private readonly prompts: RunPrompts = { promptOf: async () => null },
   ) {}
 
   async requireRun(runId: string, principal: Principal): Promise<RunRow> {
@@ -84,6 +90,7 @@ export class ContextService {
         ? await this.workspace(run, preset.components.find((c) => c.kind === 'WORKSPACE_FILES')?.paths ?? [])
         : null,
       toolCalls: kinds.has('TOOL_RESULTS') ? await this.finishedCalls(run.id) : [],
+      prompt: await this.prompts.promptOf(run.id),
     };
     const frame = assembleFrame(preset, sources);
     if (frame.dropped.length > 0 && principal.role !== 'VIEWER')

@@ -7,6 +7,8 @@ export const promptComponentKinds = [
   'WORLD_INFO',
   'WORKSPACE_FILES',
   'TOOL_RESULTS',
+  /** The task an agent run was started with (startAgentRun): the last block of the context. */
+  'PROMPT',
 ] as const;
 export type PromptComponentKind = (typeof promptComponentKinds)[number];
 
@@ -105,4 +107,6 @@ export interface ContextSources {
   worldInfo: WorldInfoSource | null;
   workspace: WorkspaceSource | null;
   toolCalls: ToolCallSource[];
+  /** The agent run's prompt; null for runs a client drives itself. */
+  prompt: string | null;
 }

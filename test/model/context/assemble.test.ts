@@ -87,6 +87,7 @@ const sources = (over: Partial<ContextSources> = {}): ContextSources => ({
     ],
   },
   toolCalls: [call('1', 'first result'), call('2', 'second result')],
+  prompt: null,
   ...over,
 });
 
@@ -275,6 +276,19 @@ describe('assembleFrame', () => {
     ]);
     expect(frame.components.map((c) => c.kind)).toEqual(['WORLD_INFO', 'TOOL_RESULTS']);
     expect(frame.totalTokens).toBe(totalBudget);
+  });
+});
+
+describe('the agent run prompt', () => {
+  test('comes last, whole, as its own block, and stays when the total budget drops the rest', () => {
+    const prompt = 'Write a summary of chapter 3 into output/summary.md.';
+    const components = [{ kind: 'WORLD_INFO', tokenBudget: 100 }];
+    const frame = assembleFrame(preset({ totalBudget: countTokens(prompt), components }), sources({ prompt }));
+    expect(frame.components.map((c) => [c.kind, c.source, c.content, c.required])).toEqual([
+      ['PROMPT', 'run:r1', prompt, true],
+    ]);
+    expect(frame.dropped.map((d) => [d.kind, d.reason])).toEqual([['WORLD_INFO', 'total_budget']]);
+    expect(contextText(frame, new Set())).toBe(`<PROMPT source="run:r1">\n${prompt}\n</PROMPT>`);
   });
 });
 
