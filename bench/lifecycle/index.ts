@@ -5,34 +5,17 @@ import { sql } from 'drizzle-orm';
 import { createLogger } from '../../src/app/logger.js';
 import { createAppServer } from '../../src/app/server.js';
 import { createServices } from '../../src/app/services.js';
-import type { BuiltInTool } from '../../src/calls/tool-contract.js';
-import type { Principal } from '../../src/core/auth.js';
 import { openDatabase } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { rowsOf } from '../../src/db/tx.js';
 import { approvedRoundTrip, autoApprovedCall, createRun, httpClient, RunFollower } from './api.js';
+import { adminPrincipal, noTool } from './bench-tools.js';
 import { oneTransactionCall, threeTransactionCall, twoTransactionApprovedCall } from './floor.js';
 import { fmt, pool, report } from './measure.js';
 import { runPeer } from './peer.js';
 import { PgStats, printPerCall } from './pg-stats.js';
 import { type Figures, printPerCallGrowth, printSideBySide, printTargets } from './report.js';
 import { measureSubscriptions } from './subscriptions.js';
-
-/** A built-in tool that does nothing; `bench.noop` is allowed by policy, `bench.ask` asks a person. */
-const noTool = (name: string): BuiltInTool => ({
-  spec: {
-    name,
-    title: 'No-op',
-    description: 'Does nothing.',
-    inputSchema: { type: 'object' },
-    outputSchema: null,
-    annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false, cost: null },
-    visibility: 'MODEL',
-    permission: 'ALWAYS_ALLOW',
-    budget: { maxCalls: null, maxOutputTokens: null, timeoutMs: null, approvalTimeoutMs: null },
-  },
-  run: async () => ({ content: [] }),
-});
 
 const WORKERS = 8;
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -72,17 +55,7 @@ export async function main(args: string[]): Promise<void> {
   });
   const agent = httpClient(endpoint, agentToken.secret);
   const approver = httpClient(endpoint, approverToken.secret);
-  const principal: Principal = {
-    tokenId: admin.token.id,
-    name: 'bench',
-    role: 'ADMIN',
-    userId: null,
-    users: [],
-    profiles: [],
-    planNodes: null,
-    extensionId: null,
-    legacyUnbound: false,
-  };
+  const principal = adminPrincipal(admin.token.id);
   await services.policy.set({ layer: 'PLATFORM', toolPattern: 'bench.noop', effect: 'ALLOW' }, principal);
   await services.policy.set({ layer: 'PLATFORM', toolPattern: 'bench.ask', effect: 'ASK' }, principal);
   const [version] = rowsOf<{ v: string }>(await database.db.execute(sql`select version() as v`));

@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
+import type { Database } from '../../src/db/client.js';
+import { appendEvents } from '../../src/journal/append.js';
+import { autoApprovedCall, createRun, httpClient } from '../lifecycle/api.js';
+import { pool, sleep } from '../lifecycle/measure.js';
+import type { Backend } from './backend.js';
+
+export const WRITERS = 32;
+
+export interface Ceiling {
+  appendsPerSecond: number;
+  floorPerSecond: number;
+  /** Of the writers' backends seen active, the share waiting on a lock (Postgres only). */
+  lockWaitShare: number | null;
+  callsPerSecond: number;
+}
+
+/** Runs `writers` loops of `task` for `seconds`; returns tasks done per second. */
+async function flatOut(writers: number, seconds: number, task: (w: number) => Promise<unknown>) {
+  const until = performance.now() + seconds * 1000;
+  let done = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: writers }, async (_, w) => {
+      while (performance.now() < until) {
+        await task(w);
+        done += 1;
+      }
+    }),
+  );
+  return done / ((performance.now() - t0) / 1000);
+}
+
+/**
+ * Samples pg_stat_activity on a connection of its own while `work` runs: how many of the
+ * server's active backends wait on a lock. Every appender takes the journal counter's row lock
+ * and holds it to commit, so a high share says the counter is what the writers queue on.
+ */
+async function lockWaits<T>(
+  url: string | null,
+  work: () => Promise<T>,
+): Promise<{ result: T; share: number | null }> {
+  if (!url) return { result: await work(), share: null };
+  const probe = postgres(url, { max: 1, onnotice: () => {} });
+  let active = 0;
+  let waiting = 0;
+  let running = true;
+  const sampler = (async () => {
+    while (running) {
+      const [row] = await probe<{ active: number; waiting: number }[]>`
+        select count(*) filter (where state = 'active')::int as active,
+               count(*) filter (where state = 'active' and wait_event_type = 'Lock')::int as waiting
+        from pg_stat_activity
+        where application_name = 'agent-tool-system' and datname = current_database()`;
+      active += row!.active;
+      waiting += row!.waiting;
+      await sleep(20);
+    }
+  })();
+  const result = await work();
+  running = false;
+  await sampler;
+  await probe.end();
+  return { result, share: active ? waiting / active : 0 };
+}
+
+/**
+ * The journal's append ceiling: 32 writers on different runs appending one event a transaction,
+ * against the floor of the same insert and NOTIFY without the counter row; then 32 agents making
+ * auto-approved calls through the API, a run each.
+ */
+export async function measureCeiling(backend: Backend, seconds: number): Promise<Ceiling> {
+  const { database } = backend;
+  const runIds = Array.from({ length: WRITERS }, () => randomUUID());
+  const append = (w: number) =>
+    database.db.transaction((tx) =>
+      appendEvents(tx, [{ type: 'checkpoint_created', runId: runIds[w], actor: 'bench', payload: { w } }]),
+    );
+  await flatOut(WRITERS, 1, append);
+  const appends = await lockWaits(backend.url, () => flatOut(WRITERS, seconds, append));
+
+  await database.db.execute(
+    sql`create table if not exists bench_append_floor (id bigserial primary key, run_id uuid, payload jsonb not null)`,
+  );
+  const floor = await flatOut(WRITERS, seconds, (w) => insertWithoutCounter(database, runIds[w]!, w));
+  await database.db.execute(sql`drop table bench_append_floor`);
+
+  const agent = httpClient(backend.endpoint, backend.agentSecret);
+  const runs = await Promise.all(Array.from({ length: WRITERS }, () => createRun(agent)));
+  const calls = await pool(WRITERS * 20, WRITERS, (_, w) => autoApprovedCall(agent, runs[w]!, 'bench.noop'));
+  return {
+    appendsPerSecond: appends.result,
+    floorPerSecond: floor,
+    lockWaitShare: appends.share,
+    callsPerSecond: calls.rate,
+  };
+}
+
+function insertWithoutCounter(database: Database, runId: string, w: number) {
+  return database.db.transaction(async (tx) => {
+    await tx.execute(
+      sql`insert into bench_append_floor (run_id, payload) values (${runId}, ${JSON.stringify({ w })}::jsonb)`,
+    );
+    await tx.execute(sql`select pg_notify('bench_floor', '1')`);
+  });
+}

@@ -1,0 +1,144 @@
+import { cpus } from 'node:os';
+import { sql } from 'drizzle-orm';
+import { rowsOf } from '../../src/db/tx.js';
+import { fmt } from '../lifecycle/measure.js';
+import { type Backend, openBackend } from './backend.js';
+import { type Ceiling, measureCeiling, WRITERS } from './ceiling.js';
+import { Fleet, type PhaseReport } from './fleet.js';
+import { writeAtRate, writeFlatOut, writeHistory } from './live.js';
+
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+
+interface Figures {
+  label: string;
+  rssPerSubscriptionKiB: number;
+  slow: PhaseReport & { events: number };
+  fast: PhaseReport & { events: number; writeRate: number; deliveriesPerSecond: number };
+  replayPerSecond: number;
+  ceiling: Ceiling;
+}
+
+// RSS keeps shrinking for a while after a burst of work; wait until it holds still.
+async function settledRss() {
+  let last = 0;
+  for (let i = 0; i < 20; i += 1) {
+    global.gc?.();
+    await new Promise((r) => setTimeout(r, 500));
+    const rss = process.memoryUsage().rss;
+    if (last && Math.abs(rss - last) < 512 * 1024) break;
+    last = rss;
+  }
+  return process.memoryUsage().rss;
+}
+
+const lost = (report: PhaseReport, events: number, subscribers: number) =>
+  events * subscribers - report.deliveries;
+
+async function measure(backend: Backend, subscribers: number): Promise<Figures> {
+  const ws = backend.endpoint.replace('http', 'ws');
+  const { database } = backend;
+  const [version] = rowsOf<{ v: string }>(await database.db.execute(sql`select version() as v`));
+  process.stdout.write(`\n== ${backend.label} (${version!.v.split(' on ')[0]})\n`);
+
+  const replayN = env('REPLAY_N', 100_000);
+  const [start] = rowsOf<{ seq: string | null }>(
+    await database.db.execute(sql`select max(seq)::text as seq from journal_events`),
+  );
+  await writeHistory(database, replayN);
+  const replayer = await Fleet.open(ws, backend.adminSecret, 0, 30_000);
+  const replay = await replayer.replay(BigInt(start?.seq ?? 0), replayN, 600_000);
+  replayer.close();
+  const replayPerSecond = replayN / replay.seconds;
+  process.stdout.write(
+    `replay: a subscriber resuming ${replayN} events back got them in ${fmt(replay.seconds)} s: ${fmt(replayPerSecond)} events/s\n`,
+  );
+
+  const before = await settledRss();
+  const fleet = await Fleet.open(ws, backend.adminSecret, subscribers, 120_000);
+  const rssPerSubscriptionKiB = ((await settledRss()) - before) / subscribers / 1024;
+  process.stdout.write(
+    `${subscribers} idle subscriptions: server RSS ${fmt(rssPerSubscriptionKiB)} KiB each\n`,
+  );
+
+  const slowEvents = env('SLOW_EVENTS', 100);
+  await writeAtRate(database, 'slow', slowEvents, 10);
+  const slow = await fleet.settle('slow', slowEvents);
+  process.stdout.write(
+    `10 events/s, ${slowEvents} events: lag p50 ${fmt(slow.p50)} ms, p99 ${fmt(slow.p99)} ms, max ${fmt(slow.max)} ms, lost ${lost(slow, slowEvents, subscribers)}\n`,
+  );
+
+  const fastEvents = env('FAST_EVENTS', 500);
+  const writers = env('FAST_WRITERS', 4);
+  const written = await writeFlatOut(database, 'fast', fastEvents, writers);
+  const fastReport = await fleet.settle('fast', fastEvents);
+  const deliveriesPerSecond = fastReport.deliveries / ((fastReport.last - written.startedAt) / 1000);
+  process.stdout.write(
+    `flat out, ${writers} writers, ${fastEvents} events: written at ${fmt(written.perSecond)} events/s, ${fmt(deliveriesPerSecond)} deliveries/s, lag p50 ${fmt(fastReport.p50)} ms, p99 ${fmt(fastReport.p99)} ms, lost ${lost(fastReport, fastEvents, subscribers)}\n`,
+  );
+  fleet.close();
+
+  const ceiling = await measureCeiling(backend, env('CEILING_SECONDS', 5));
+  process.stdout.write(
+    `append ceiling, ${WRITERS} writers on different runs: ${fmt(ceiling.appendsPerSecond)} appends/s; the same insert + NOTIFY without the counter row ${fmt(ceiling.floorPerSecond)}/s` +
+      (ceiling.lockWaitShare === null
+        ? ''
+        : `; ${fmt(ceiling.lockWaitShare * 100)}% of the writers' active backends waited on a lock`) +
+      `; auto-approved calls, ${WRITERS} agents with a run each: ${fmt(ceiling.callsPerSecond)} calls/s\n`,
+  );
+  return {
+    label: backend.label,
+    rssPerSubscriptionKiB,
+    slow: { ...slow, events: slowEvents },
+    fast: { ...fastReport, events: fastEvents, writeRate: written.perSecond, deliveriesPerSecond },
+    replayPerSecond,
+    ceiling,
+  };
+}
+
+function printTargets(all: Figures[], subscribers: number) {
+  const row = (name: string, target: string, value: (f: Figures) => string) =>
+    process.stdout.write(
+      `${name.padEnd(44)} ${target.padEnd(14)} ${all.map((f) => value(f).padStart(12)).join(' ')}\n`,
+    );
+  process.stdout.write(
+    `\n${'figure'.padEnd(44)} ${'target'.padEnd(14)} ${all.map((f) => f.label.padStart(12)).join(' ')}\n`,
+  );
+  row('deliveries/s, flat out', '>= 20,000', (f) => fmt(f.fast.deliveriesPerSecond));
+  row('lag p50 at 10 events/s (ms)', '', (f) => fmt(f.slow.p50));
+  row('lag p99 at 10 events/s (ms)', '<= 50', (f) => fmt(f.slow.p99));
+  row('lag p99 flat out (ms)', '', (f) => fmt(f.fast.p99));
+  row('events lost', '0', (f) =>
+    String(lost(f.slow, f.slow.events, subscribers) + lost(f.fast, f.fast.events, subscribers)),
+  );
+  row('RSS per idle subscription (KiB)', '<= 30', (f) => fmt(f.rssPerSubscriptionKiB));
+  row('replay, 100,000 events back (events/s)', '>= 20,000', (f) => fmt(f.replayPerSecond));
+  row(`appends/s, ${WRITERS} writers`, '', (f) => fmt(f.ceiling.appendsPerSecond));
+  row('same without the counter row (/s)', '', (f) => fmt(f.ceiling.floorPerSecond));
+  row(`calls/s, ${WRITERS} agents`, '', (f) => fmt(f.ceiling.callsPerSecond));
+}
+
+/**
+ * `npm run bench -- fanout [subscribers]`: journal fan-out to graphql-ws subscribers, replay, and
+ * the append ceiling, on PGlite and (when DATABASE_URL is set) on Postgres, in one run.
+ */
+export async function main(args: string[]): Promise<void> {
+  const subscribers = Number(args[0] ?? 1000);
+  process.stdout.write(
+    `fan-out benchmark, ${subscribers} subscribers in a child process, ${cpus().length} cores, ${new Date().toISOString()}\n` +
+      'subscribers, server and writers share this machine (and its other load); figures from one run are noisy\n',
+  );
+  const drivers: Array<'pglite' | 'postgres'> = [
+    'pglite',
+    ...(process.env.DATABASE_URL ? (['postgres'] as const) : []),
+  ];
+  const all: Figures[] = [];
+  for (const driver of drivers) {
+    const backend = await openBackend(driver, process.env.DATABASE_URL);
+    try {
+      all.push(await measure(backend, subscribers));
+    } finally {
+      await backend.close();
+    }
+  }
+  printTargets(all, subscribers);
+}

@@ -1,0 +1,107 @@
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+
+/**
+ * Child process of the fan-out benchmark: opens N graphql-ws journal subscriptions to the server
+ * and measures, per delivery, the lag from the writer's clock stamp in the event's payload to its
+ * arrival here. Kept out of the server's process so that the server's memory per subscription is
+ * measured alone. The parent asks for a phase's figures with `report` and for a replay with `replay`.
+ */
+const [url, token, countArg] = process.argv.slice(2);
+const count = Number(countArg);
+const now = () => performance.timeOrigin + performance.now();
+
+interface Phase {
+  lags: number[];
+  perSubscriber: Uint32Array;
+  first: number;
+  last: number;
+}
+const phases = new Map<string, Phase>();
+const phaseOf = (name: string) => {
+  let phase = phases.get(name);
+  if (!phase) {
+    phase = { lags: [], perSubscriber: new Uint32Array(count), first: Number.NaN, last: Number.NaN };
+    phases.set(name, phase);
+  }
+  return phase;
+};
+
+const send = (message: unknown) => process.send!(message);
+const client = (connectionParams: Record<string, string>) =>
+  createClient({ url: url!, webSocketImpl: WebSocket, connectionParams, lazy: false, retryAttempts: 0 });
+
+let ready = 0;
+if (count === 0) send({ type: 'ready' });
+for (let i = 0; i < count; i += 1) {
+  const c = client({ authorization: `Bearer ${token}` });
+  c.on('connected', () => {
+    ready += 1;
+    if (ready === count) send({ type: 'ready' });
+  });
+  c.subscribe(
+    { query: 'subscription { journalEvents { seq payload } }' },
+    {
+      next: (value) => {
+        const at = now();
+        const payload = (value.data as { journalEvents: { payload: { phase?: string; sentAt?: number } } })
+          .journalEvents.payload;
+        if (!payload.phase || payload.sentAt === undefined) return;
+        const phase = phaseOf(payload.phase);
+        phase.lags.push(at - payload.sentAt);
+        phase.perSubscriber[i] = phase.perSubscriber[i]! + 1;
+        if (Number.isNaN(phase.first)) phase.first = at;
+        phase.last = at;
+      },
+      error: (error) => send({ type: 'error', message: String(error) }),
+      complete: () => {},
+    },
+  );
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : Number.NaN;
+
+/** Counts the events a fresh subscriber resuming after `afterSeq` receives until it has `expected`. */
+function replay(afterSeq: string, expected: number) {
+  const started = now();
+  let received = 0;
+  const c = client({ authorization: `Bearer ${token}` });
+  const stop = c.subscribe(
+    {
+      query: 'subscription ($after: String) { journalEvents(afterSeq: $after) { seq } }',
+      variables: { after: afterSeq },
+    },
+    {
+      next: () => {
+        received += 1;
+        if (received === expected) {
+          send({ type: 'replayed', received, seconds: (now() - started) / 1000 });
+          stop();
+          void c.dispose();
+        }
+      },
+      error: (error) => send({ type: 'error', message: String(error) }),
+      complete: () => {},
+    },
+  );
+}
+
+process.on('message', (m: { type: string; phase?: string; afterSeq?: string; expected?: number }) => {
+  if (m.type === 'replay') replay(m.afterSeq!, m.expected!);
+  if (m.type !== 'report') return;
+  const phase = phaseOf(m.phase!);
+  const lags = [...phase.lags].sort((a, b) => a - b);
+  send({
+    type: 'report',
+    phase: m.phase,
+    deliveries: phase.lags.length,
+    fewest: Math.min(...phase.perSubscriber),
+    seconds: (phase.last - phase.first) / 1000,
+    first: phase.first,
+    last: phase.last,
+    p50: percentile(lags, 50),
+    p99: percentile(lags, 99),
+    max: lags.at(-1) ?? Number.NaN,
+  });
+});

@@ -1,0 +1,31 @@
+import type { BuiltInTool } from '../../src/calls/tool-contract.js';
+import type { Principal } from '../../src/core/auth.js';
+
+/** A built-in tool that does nothing; the benches allow `bench.noop` by policy and make `bench.ask` ask a person. */
+export const noTool = (name: string): BuiltInTool => ({
+  spec: {
+    name,
+    title: 'No-op',
+    description: 'Does nothing.',
+    inputSchema: { type: 'object' },
+    outputSchema: null,
+    annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false, cost: null },
+    visibility: 'MODEL',
+    permission: 'ALWAYS_ALLOW',
+    budget: { maxCalls: null, maxOutputTokens: null, timeoutMs: null, approvalTimeoutMs: null },
+  },
+  run: async () => ({ content: [] }),
+});
+
+/** The admin token's principal, for set-up done through services rather than the API. */
+export const adminPrincipal = (tokenId: string): Principal => ({
+  tokenId,
+  name: 'bench',
+  role: 'ADMIN',
+  userId: null,
+  users: [],
+  profiles: [],
+  planNodes: null,
+  extensionId: null,
+  legacyUnbound: false,
+});
