@@ -8,6 +8,7 @@ export * from '../calls/tables.js';
 export * from '../features/agent/tables.js';
 export * from '../features/chat/tables.js';
 export * from '../features/models/tables.js';
+export * from '../features/notifications/tables.js';
 export * from '../features/skill/tables.js';
 export * from '../features/tokens/tables.js';
 export * from '../features/workspace/tables.js';
