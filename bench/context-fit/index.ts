@@ -54,7 +54,7 @@ function sources(results: number, chars: number, salt: string): ContextSources {
       },
     },
   }));
-  return { runId: 'bench', chat: null, worldInfo: null, workspace: null, toolCalls };
+  return { runId: 'bench', chat: null, worldInfo: null, workspace: null, toolCalls, prompt: null };
 }
 
 const truncate: ContextPreset = {

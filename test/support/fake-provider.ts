@@ -26,7 +26,11 @@ export type FakeReply =
   /** Sends nothing until the client goes away. */
   | { kind: 'hang' };
 
-type ReplyMaker = (request: RecordedRequest, index: number) => FakeReply;
+/**
+ * A reply made when its request arrives. It may be async: a test can look at the server's state
+ * while the request is in flight (nothing changes until the answer is back) before answering.
+ */
+type ReplyMaker = (request: RecordedRequest, index: number) => FakeReply | Promise<FakeReply>;
 
 export interface RecordedRequest {
   method: string;
@@ -174,13 +178,19 @@ export class FakeProvider {
       this.requests.push(recorded);
       const index = this.served++;
       const next = this.queue.shift() ?? this.otherwise;
-      const reply: FakeReply =
+      const reply: FakeReply | Promise<FakeReply> =
         next === null || next === undefined
           ? status(500, {}, '{"error":{"type":"fake_provider","message":"the script has no reply left"}}')
           : typeof next === 'function'
             ? next(recorded, index)
             : next;
-      this.reply(recorded, reply, index, res);
+      void Promise.resolve(reply).then(
+        (made) => this.reply(recorded, made, index, res),
+        (error: unknown) => {
+          res.writeHead(500, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { type: 'fake_provider', message: String(error) } }));
+        },
+      );
     });
   }
 

@@ -21,7 +21,7 @@ const DeniedToolStrategyEnum = builder.enumType('DeniedToolStrategy', {
 
 export const RunType = builder.objectRef<RunRow>('Run');
 
-const CreateRunInput = builder.inputType('CreateRunInput', {
+export const CreateRunInput = builder.inputType('CreateRunInput', {
   description: 'A run to start: who it is for, what it may touch, and its limits.',
   fields: (t) => ({
     userId: t.string({ description: 'The person the run acts for (USER policy layer).' }),

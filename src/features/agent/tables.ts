@@ -3,7 +3,8 @@ import { runs } from '../../calls/tables.js';
 import type { Principal } from '../../core/auth.js';
 import { createdAt, tstz, updatedAt } from '../../db/columns.js';
 import { jsonb } from '../../db/jsonb.js';
-import { agentJobPhases, agentJobStatuses, type AgentStopReason, agentStopReasons } from './rules/stop.js';
+import type { ContextPreset } from '../../model/context/preset.js';
+import { type AgentStopReason, agentJobPhases, agentJobStatuses, agentStopReasons } from './rules/stop.js';
 
 /**
  * Issue 15: the loop the server drives for a run, one job per run. The job is the loop's whole
@@ -24,7 +25,7 @@ export const agentJobs = pgTable(
     stopReason: text('stop_reason', { enum: agentStopReasons }).$type<AgentStopReason>(),
     connection: text('connection').notNull(),
     /** The inline preset, or null for `presetName`. */
-    preset: jsonb('preset').$type<Record<string, unknown>>(),
+    preset: jsonb('preset').$type<ContextPreset>(),
     presetName: text('preset_name'),
     prompt: text('prompt').notNull(),
     maxRounds: integer('max_rounds').notNull(),

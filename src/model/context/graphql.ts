@@ -202,7 +202,7 @@ const ContextPresetComponentInput = builder.inputType('ContextPresetComponentInp
   }),
 });
 
-const ContextPresetInput = builder.inputType('ContextPresetInput', {
+export const ContextPresetInput = builder.inputType('ContextPresetInput', {
   description: 'Components in prompt order; tool results are shown when there is a TOOL_RESULTS component.',
   fields: (t) => ({
     name: t.string({ description: 'A name for the frame; it is reported, not stored.' }),
