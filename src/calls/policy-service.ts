@@ -97,7 +97,12 @@ export class PolicyService {
     return rows.map(ruleOf);
   }
 
-  async set(raw: PolicyRuleInput | unknown, principal: Principal): Promise<PolicyRule> {
+  /** `db` lets a caller save the rule in its own transaction (a grant saves one with its approval). */
+  async set(
+    raw: PolicyRuleInput | unknown,
+    principal: Principal,
+    db: Executor = this.db,
+  ): Promise<PolicyRule> {
     const input = parseInput(policyRuleInputSchema, raw);
     assertMaySet(principal, input.layer, input.scopeId);
     const values = {
@@ -112,29 +117,25 @@ export class PolicyService {
       createdBy: actorOf(principal),
     };
     if (input.id) {
-      const existing = await this.get(input.id);
+      const existing = await this.get(input.id, db);
       assertMaySet(principal, existing.layer, existing.scopeId);
-      const [row] = await this.db
-        .update(policyRules)
-        .set(values)
-        .where(eq(policyRules.id, input.id))
-        .returning();
+      const [row] = await db.update(policyRules).set(values).where(eq(policyRules.id, input.id)).returning();
       return ruleOf(row!);
     }
-    const [row] = await this.db.insert(policyRules).values(values).returning();
+    const [row] = await db.insert(policyRules).values(values).returning();
     return ruleOf(row!);
   }
 
-  async remove(id: string, principal: Principal): Promise<boolean> {
-    const existing = await this.get(id);
+  async remove(id: string, principal: Principal, db: Executor = this.db): Promise<boolean> {
+    const existing = await this.get(id, db);
     assertMaySet(principal, existing.layer, existing.scopeId);
-    await this.db.delete(policyRules).where(eq(policyRules.id, id));
+    await db.delete(policyRules).where(eq(policyRules.id, id));
     return true;
   }
 
-  private async get(id: string): Promise<PolicyRule> {
+  private async get(id: string, db: Executor): Promise<PolicyRule> {
     if (!z.uuid().safeParse(id).success) throw notFound(`no policy rule ${id}`);
-    const [row] = await this.db.select().from(policyRules).where(eq(policyRules.id, id)).limit(1);
+    const [row] = await db.select().from(policyRules).where(eq(policyRules.id, id)).limit(1);
     if (!row) throw notFound(`no policy rule ${id}`);
     return ruleOf(row);
   }

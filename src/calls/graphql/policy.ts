@@ -124,7 +124,7 @@ export const EffectiveToolType = builder.objectRef<EffectiveTool>('EffectiveTool
   }),
 });
 
-const PolicyConditionInput = builder.inputType('PolicyConditionInput', {
+export const PolicyConditionInput = builder.inputType('PolicyConditionInput', {
   description: 'A condition on the arguments of a call: a JSON pointer and exactly one operator.',
   fields: (t) => ({
     pointer: t.string({

@@ -29,6 +29,16 @@ export interface CallDecisionInput {
    * whose person did not allow a retry; null or absent when there is none.
    */
   priorDenial?: PriorDenial | null;
+  /** An active RUN grant covering this call; it stands in for the person, after every refusal above. */
+  standingGrant?: StandingGrant | null;
+}
+
+/** A person's scoped grant that approves this call without asking. */
+export interface StandingGrant {
+  grantId: string;
+  grantedBy: string;
+  /** The arguments it approves: this call's. */
+  argumentsHash: string;
 }
 
 /** An earlier identical call a person denied: its decision and what the model was told then. */
@@ -76,6 +86,15 @@ export type CallDecision =
       events: DecidedEvent[];
     }
   | {
+      /** A standing grant approved it without asking: the requester dispatches it. */
+      outcome: 'GRANTED';
+      status: 'APPROVED';
+      countsAgainstBudget: true;
+      decision: DecisionRecord;
+      policyReason: string;
+      events: DecidedEvent[];
+    }
+  | {
       /** The call runs at once: the requester dispatches it. */
       outcome: 'ACCEPTED';
       status: 'REQUESTED';
@@ -104,7 +123,8 @@ function refuse(
  * Seed §5's ladder, first rung that applies wins: a tool that does not exist or that policy
  * denies, arguments that fail the schema, a used-up budget, a tool that cannot run now (no
  * executor, its server or extension not connected), a required approval (refused at once when a
- * person already denied an identical call in the run and allowed no retry); otherwise the call runs.
+ * person already denied an identical call in the run and allowed no retry, approved at once when a
+ * person's RUN grant covers it); otherwise the call runs.
  * Only the first two are policy violations, the ones the run's strategy applies to: a tool that
  * cannot run now is not the caller's fault (it may have been offered a moment ago), so its call
  * fails recoverably under its own code. A refused call does not count against the budget.
@@ -132,6 +152,9 @@ export function decideCall(input: CallDecisionInput): CallDecision {
     return refuse('UNAVAILABLE', toolCannotRun(spec.name, view.unavailable.code, view.unavailable.reason));
   if (view.approvalRequired) {
     if (input.priorDenial) return repeatDenied(input.priorDenial);
+    // One person's grant never stands in for a quorum of several.
+    if (input.standingGrant && (view.budget.approvals ?? 1) <= 1)
+      return grantApproved(input.standingGrant, view.reason, input.now);
     const timeout = view.budget.approvalTimeoutMs;
     const expiresAt = timeout ? new Date(input.now.getTime() + timeout) : null;
     return {
@@ -171,5 +194,24 @@ function repeatDenied(prior: PriorDenial): CallDecision {
         payload: { reason, repeatOf: decidedOn, decidedBy, decidedAt, argumentsHash },
       },
     ],
+  };
+}
+
+/** The grant's person said yes for the rest of the run: the call is approved in their name, naming the grant. */
+function grantApproved(grant: StandingGrant, policyReason: string, now: Date): CallDecision {
+  const reason = `approved without asking by RUN grant ${grant.grantId} of ${grant.grantedBy}`;
+  return {
+    outcome: 'GRANTED',
+    status: 'APPROVED',
+    countsAgainstBudget: true,
+    decision: {
+      approved: true,
+      decidedBy: grant.grantedBy,
+      reason,
+      decidedAt: now.toISOString(),
+      argumentsHash: grant.argumentsHash,
+    },
+    policyReason: `${policyReason}; ${reason}`,
+    events: [{ type: 'tool_call_approved', actor: 'system', payload: { grantId: grant.grantId } }],
   };
 }
