@@ -45,7 +45,7 @@ async function measure(backend: Backend, subscribers: number): Promise<Figures> 
     await database.db.execute(sql`select max(seq)::text as seq from journal_events`),
   );
   await writeHistory(database, replayN);
-  const replayer = await Fleet.open(ws, backend.adminSecret, 0, 30_000);
+  const replayer = await Fleet.open(ws, backend.adminSecret, 0, 1, 30_000);
   const replay = await replayer.replay(BigInt(start?.seq ?? 0), replayN, 600_000);
   replayer.close();
   const replayPerSecond = replayN / replay.seconds;
@@ -54,7 +54,7 @@ async function measure(backend: Backend, subscribers: number): Promise<Figures> 
   );
 
   const before = await settledRss();
-  const fleet = await Fleet.open(ws, backend.adminSecret, subscribers, 120_000);
+  const fleet = await Fleet.open(ws, backend.adminSecret, subscribers, env('FANOUT_PROCESSES', 2), 120_000);
   const rssPerSubscriptionKiB = ((await settledRss()) - before) / subscribers / 1024;
   process.stdout.write(
     `${subscribers} idle subscriptions: server RSS ${fmt(rssPerSubscriptionKiB)} KiB each\n`,
@@ -67,7 +67,7 @@ async function measure(backend: Backend, subscribers: number): Promise<Figures> 
     `10 events/s, ${slowEvents} events: lag p50 ${fmt(slow.p50)} ms, p99 ${fmt(slow.p99)} ms, max ${fmt(slow.max)} ms, lost ${lost(slow, slowEvents, subscribers)}\n`,
   );
 
-  const fastEvents = env('FAST_EVENTS', 500);
+  const fastEvents = env('FAST_EVENTS', 200);
   const writers = env('FAST_WRITERS', 4);
   const written = await writeFlatOut(database, 'fast', fastEvents, writers);
   const fastReport = await fleet.settle('fast', fastEvents);
