@@ -1,16 +1,15 @@
 import { z } from 'zod';
 import { LONE_SURROGATE } from '../../core/unicode.js';
+import { notificationEventKinds, notificationKinds } from './rules/kinds.js';
 
-/** WEBHOOK: our JSON body, signed. CHAT_WEBHOOK: a Slack-compatible incoming webhook (`{ text }`). */
-export const notificationKinds = ['WEBHOOK', 'CHAT_WEBHOOK'] as const;
-export type NotificationKind = (typeof notificationKinds)[number];
-
-/** What a target may subscribe to; each maps onto journal events (see rules/events.ts). */
-export const notificationEventKinds = ['APPROVAL_REQUESTED', 'APPROVAL_EXPIRING', 'CALL_DECIDED'] as const;
-export type NotificationEventKind = (typeof notificationEventKinds)[number];
-
-export const deliveryStatuses = ['PENDING', 'DELIVERED', 'FAILED'] as const;
-export type DeliveryStatus = (typeof deliveryStatuses)[number];
+export {
+  type DeliveryStatus,
+  deliveryStatuses,
+  type NotificationEventKind,
+  type NotificationKind,
+  notificationEventKinds,
+  notificationKinds,
+} from './rules/kinds.js';
 
 const NAME_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;
 

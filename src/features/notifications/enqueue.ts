@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq, inArray, lte, sql } from 'drizzle-orm';
+import { runs, toolCalls } from '../../calls/tables.js';
+import type { JournalEvent } from '../../core/journal-event.js';
+import type { Db } from '../../db/client.js';
+import { rowsOf, type Tx } from '../../db/tx.js';
+import { readEvents } from '../../journal/read.js';
+import { journalEvents } from '../../journal/tables.js';
+import type { ApprovalLinks } from './links.js';
+import { kindOf, notifyingEventTypes } from './rules/events.js';
+import { bodyFor, type CallSummary } from './rules/messages.js';
+import type { NotificationEventKind } from './shapes.js';
+import { notificationCursor, notificationDeliveries, notificationTargets } from './tables.js';
+
+const PAGE = 200;
+
+/** Notices about a pending call are pointless once it is decided; the decision itself still goes out. */
+const ONLY_WHILE_PENDING: ReadonlySet<NotificationEventKind> = new Set([
+  'APPROVAL_REQUESTED',
+  'APPROVAL_EXPIRING',
+]);
+
+/** The first enqueuer starts at the journal's current end: history before notifications existed is not sent. */
+export async function ensureCursor(db: Db): Promise<void> {
+  await db.execute(sql`
+    insert into notification_cursor (id, last_seq)
+    select true, coalesce(max(seq), 0) from journal_events
+    on conflict (id) do nothing`);
+}
+
+async function summaries(tx: Tx, callIds: string[]): Promise<Map<string, CallSummary>> {
+  if (callIds.length === 0) return new Map();
+  const rows = await tx
+    .select({ call: toolCalls, userId: runs.userId })
+    .from(toolCalls)
+    .innerJoin(runs, eq(runs.id, toolCalls.runId))
+    .where(inArray(toolCalls.id, callIds));
+  return new Map(
+    rows.map(({ call, userId }) => [
+      call.id,
+      {
+        id: call.id,
+        runId: call.runId,
+        userId,
+        tool: call.name,
+        title: call.tool?.displayName ?? call.tool?.title ?? null,
+        approvalMessage: call.tool?.approvalMessage ?? null,
+        status: call.status,
+        argumentsHash: call.argumentsHash,
+        approvalExpiresAt: call.approvalExpiresAt,
+      },
+    ]),
+  );
+}
+
+/**
+ * Turns the journal past the cursor into delivery rows and moves the cursor, in one transaction.
+ * Journal positions commit in order without gaps, so nothing after the cursor is ever skipped; the
+ * cursor row is taken with SKIP LOCKED, so one process enqueues at a time and the others go on to
+ * sending. A crash before commit leaves the cursor where it was: the same events are read again.
+ * Returns whether a full page was read (more may be waiting).
+ */
+export function enqueueFromJournal(db: Db, links: ApprovalLinks, now: Date): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [cursor] = await tx.select().from(notificationCursor).for('update', { skipLocked: true });
+    if (!cursor) return false;
+    // Read first: every position up to it has committed, so a short page lets the cursor jump there.
+    const [end] = rowsOf<{ seq: string | null }>(
+      await tx.execute(sql`select max(seq)::text as seq from journal_events`),
+    );
+    const endSeq = BigInt(end?.seq ?? 0);
+    if (endSeq <= cursor.lastSeq) return false;
+    const page = await readEvents(tx, {
+      afterSeq: cursor.lastSeq,
+      limit: PAGE,
+      where: and(inArray(journalEvents.type, notifyingEventTypes), lte(journalEvents.seq, endSeq)),
+    });
+    const targets = await tx.select().from(notificationTargets).where(eq(notificationTargets.enabled, true));
+    const calls = await summaries(tx, [...new Set(page.flatMap((e) => (e.callId ? [e.callId] : [])))]);
+    for (const event of page) {
+      const kind = kindOf(event);
+      const call = event.callId ? calls.get(event.callId) : undefined;
+      if (!kind || !call || (ONLY_WHILE_PENDING.has(kind) && call.status !== 'AWAITING_APPROVAL')) continue;
+      for (const target of targets.filter((t) => t.events.includes(kind)))
+        await enqueue(tx, links, target, kind, event, call, now);
+    }
+    const full = page.length === PAGE;
+    await tx.update(notificationCursor).set({ lastSeq: full ? page[PAGE - 1]!.seq : endSeq });
+    return full;
+  });
+}
+
+async function enqueue(
+  tx: Tx,
+  links: ApprovalLinks,
+  target: typeof notificationTargets.$inferSelect,
+  kind: NotificationEventKind,
+  event: JournalEvent,
+  call: CallSummary,
+  now: Date,
+): Promise<void> {
+  const deliveryId = randomUUID();
+  const link =
+    target.consoleUrl && kind !== 'CALL_DECIDED'
+      ? await links.issue(tx, call.id, target.id, call.approvalExpiresAt)
+      : null;
+  const body = bodyFor(target.kind, {
+    deliveryId,
+    event: kind,
+    source: event,
+    call,
+    link: link && {
+      url: `${target.consoleUrl}/#/calls/${call.id}?link=${link.token}`,
+      expiresAt: link.expiresAt,
+    },
+  });
+  await tx
+    .insert(notificationDeliveries)
+    .values({
+      id: deliveryId,
+      targetId: target.id,
+      event: kind,
+      eventSeq: event.seq,
+      callId: call.id,
+      runId: call.runId,
+      body,
+      nextAttemptAt: now,
+    })
+    .onConflictDoNothing();
+}
