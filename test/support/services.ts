@@ -1,5 +1,6 @@
 import { createLogger } from '../../src/app/logger.js';
 import { createServices, type ServiceOptions, type Services } from '../../src/app/services.js';
+import type { Logger } from '../../src/core/logger.js';
 import type { Database } from '../../src/db/client.js';
 import { testTools } from './test-tools.js';
 
@@ -8,8 +9,12 @@ import { testTools } from './test-tools.js';
  * that a test waiting on the dispatcher or the bus waits a fraction of a second; `options` add to
  * or replace these.
  */
-export async function startServices(database: Database, options: ServiceOptions = {}): Promise<Services> {
-  const services = createServices(database, createLogger('silent'), {
+export async function startServices(
+  database: Database,
+  options: ServiceOptions = {},
+  logger: Logger = createLogger('silent'),
+): Promise<Services> {
+  const services = createServices(database, logger, {
     extraTools: testTools,
     dispatcher: { leaseMs: 2_000, pollMs: 100, orphanAfterMs: 1_000, defaultTimeoutMs: 10_000 },
     busPollMs: 200,
