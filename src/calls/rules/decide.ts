@@ -29,7 +29,10 @@ export interface CallDecisionInput {
    * whose person did not allow a retry; null or absent when there is none.
    */
   priorDenial?: PriorDenial | null;
-  /** An active RUN grant covering this call; it stands in for the person, after every refusal above. */
+  /**
+   * An active RUN grant covering this call; it stands in for the person, after every refusal above.
+   * The service never looks one up for a call that needs a quorum.
+   */
   standingGrant?: StandingGrant | null;
 }
 
@@ -152,9 +155,7 @@ export function decideCall(input: CallDecisionInput): CallDecision {
     return refuse('UNAVAILABLE', toolCannotRun(spec.name, view.unavailable.code, view.unavailable.reason));
   if (view.approvalRequired) {
     if (input.priorDenial) return repeatDenied(input.priorDenial);
-    // One person's grant never stands in for a quorum of several.
-    if (input.standingGrant && (view.budget.approvals ?? 1) <= 1)
-      return grantApproved(input.standingGrant, view.reason, input.now);
+    if (input.standingGrant) return grantApproved(input.standingGrant, view.reason, input.now);
     const timeout = view.budget.approvalTimeoutMs;
     const expiresAt = timeout ? new Date(input.now.getTime() + timeout) : null;
     return {
