@@ -168,6 +168,24 @@ function repeatRefused(decidedOn: string): CallDecision {
   };
 }
 
+/** A RUN grant of approver:bob covering the call. */
+const grant = { grantId: 'grant-1', grantedBy: 'approver:bob', argumentsHash: 'h2' };
+
+const granted: CallDecision = {
+  outcome: 'GRANTED',
+  status: 'APPROVED',
+  countsAgainstBudget: true,
+  decision: {
+    approved: true,
+    decidedBy: 'approver:bob',
+    reason: 'approved without asking by RUN grant grant-1 of approver:bob',
+    decidedAt: now.toISOString(),
+    argumentsHash: 'h2',
+  },
+  policyReason: `${asked}; approved without asking by RUN grant grant-1 of approver:bob`,
+  events: [{ type: 'tool_call_approved', actor: 'system', payload: { grantId: 'grant-1' } }],
+};
+
 interface Case {
   name: string;
   input: Partial<CallDecisionInput>;
@@ -342,6 +360,35 @@ const cases: Case[] = [
     expect: refused('INVALID_ARGUMENTS', invalidArguments('notes.write', [issue]), {
       structured: { issues: [issue] },
     }),
+  },
+  {
+    name: 'a RUN grant approves a call that needs approval in the name of its person, naming the grant',
+    input: { view: askingView(60_000), standingGrant: grant },
+    expect: granted,
+  },
+  {
+    name: 'an identical call a person denied beats a RUN grant',
+    input: { view: askingView(60_000), priorDenial: prior(), standingGrant: grant },
+    expect: repeatRefused('call-2'),
+  },
+  {
+    name: 'a policy denial beats a RUN grant',
+    input: { view: deniedView, standingGrant: grant },
+    expect: refused('POLICY_DENIED', policyDenied('notes.write', denied), {
+      violation: violation(denied, 'RETURN_DENIED_RESULT'),
+    }),
+  },
+  {
+    name: 'invalid arguments beat a RUN grant',
+    input: { issues: [issue], view: askingView(60_000), standingGrant: grant },
+    expect: refused('INVALID_ARGUMENTS', invalidArguments('notes.write', [issue]), {
+      structured: { issues: [issue] },
+    }),
+  },
+  {
+    name: 'a RUN grant does not touch a call that needs no approval',
+    input: { standingGrant: grant },
+    expect: accepted,
   },
   {
     name: 'an allowed call that needs no approval is accepted to run at once',
