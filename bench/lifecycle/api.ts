@@ -8,11 +8,16 @@ import WebSocket from 'ws';
 
 type Data = Record<string, { id: string; status: string } | null>;
 
-export function httpClient(endpoint: string, secret: string) {
+/**
+ * `keepAlive: false` opens a connection per request: with 32 clients on an embedded database in
+ * the server's own process, a reused socket can meet the server's keep-alive timeout closing it.
+ */
+export function httpClient(endpoint: string, secret: string, options: { keepAlive?: boolean } = {}) {
+  const connection = options.keepAlive === false ? { connection: 'close' } : {};
   return async (query: string, variables: Record<string, unknown> = {}): Promise<Data> => {
     const response = await fetch(endpoint, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}`, ...connection },
       body: JSON.stringify({ query, variables }),
     });
     const body = (await response.json()) as { data: Data; errors?: unknown };
