@@ -157,7 +157,7 @@ builder.queryFields((t) => ({
   }),
   approvalLink: t.field({
     description:
-      'What a one-time link opens: its call, expiry and whether it was used. A forged or altered token is FORBIDDEN; null when this token may not see the call. ADMIN and APPROVER.',
+      'What a one-time link opens: its call, expiry and whether it was used. An expired link is still shown (with its expiresAt); a forged or altered token is BAD_USER_INPUT; null when this token may not see the call. ADMIN and APPROVER.',
     type: ApprovalLinkType,
     nullable: true,
     authScopes: scopes.deciders,

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import { actorOf, type Principal } from '../../core/auth.js';
-import { conflict, forbidden } from '../../core/errors.js';
+import { badInput, conflict, forbidden } from '../../core/errors.js';
 import type { Db } from '../../db/client.js';
 import type { Executor, Tx } from '../../db/tx.js';
 import { sameSignature, signLink } from './rules/signature.js';
@@ -69,9 +69,9 @@ export class ApprovalLinks {
     return { token: `${id}.${signLink(await this.signingKey(), id, callId, expiresAt)}`, expiresAt };
   }
 
-  /** The link a token names, if its signature holds; FORBIDDEN otherwise (no hint which part is wrong). */
+  /** The link a token names, if its signature holds; BAD_USER_INPUT otherwise (no hint which part is wrong). */
   async verify(executor: Executor, token: string): Promise<ApprovalLinkRow> {
-    const invalid = () => forbidden('this approval link is not valid');
+    const invalid = () => badInput('this approval link is not valid', { field: 'link' });
     const match = TOKEN.exec(token);
     if (!match) throw invalid();
     const [row] = await executor.select().from(approvalLinks).where(eq(approvalLinks.id, match[1]!));
@@ -87,7 +87,7 @@ export class ApprovalLinks {
    */
   async consume(tx: Tx, callId: string, token: string, principal: Principal): Promise<void> {
     const link = await this.verify(tx, token);
-    if (link.callId !== callId) throw forbidden('this approval link is for another call');
+    if (link.callId !== callId) throw badInput('this approval link is for another call', { field: 'link' });
     const now = this.options.now();
     if (link.expiresAt <= now) throw forbidden('this approval link expired');
     const [used] = await tx

@@ -127,10 +127,10 @@ describe('one-time signed links', () => {
       const res = await gql(APPROVE, { id: call.id, link: forged }, tokens.APPROVER);
       expect(res.errors![0]!).toMatchObject({
         message: 'this approval link is not valid',
-        extensions: { code: 'FORBIDDEN' },
+        extensions: { code: 'BAD_USER_INPUT', field: 'link' },
       });
       expect((await gql(LINK, { token: forged }, tokens.APPROVER)).errors![0]!.extensions!.code).toBe(
-        'FORBIDDEN',
+        'BAD_USER_INPUT',
       );
     }
     expect((await services.calls.get(call.id))!.status).toBe('AWAITING_APPROVAL');
@@ -166,7 +166,7 @@ describe('one-time signed links', () => {
     const res = await gql(APPROVE, { id: other.id, link: token }, tokens.APPROVER);
     expect(res.errors![0]!).toMatchObject({
       message: 'this approval link is for another call',
-      extensions: { code: 'FORBIDDEN' },
+      extensions: { code: 'BAD_USER_INPUT', field: 'link' },
     });
     expect((await services.calls.get(other.id))!.status).toBe('AWAITING_APPROVAL');
   });
