@@ -267,6 +267,32 @@ describe('generic webhook', () => {
   });
 });
 
+describe('expiry warnings', () => {
+  test('a tool_call_expiring warning is APPROVAL_EXPIRING, with a link that expires with the call', async ({
+    services,
+    run,
+    receiver,
+  }) => {
+    await services.policy.set(
+      {
+        layer: 'USER',
+        scopeId: 'u1',
+        toolPattern: 'test.echo',
+        effect: 'ASK',
+        budget: { approvalTimeoutMs: 30_000 },
+      },
+      admin,
+    );
+    await addTarget(services, { url: receiver.url, events: ['APPROVAL_EXPIRING'], consoleUrl: CONSOLE });
+    const call = await pendingEcho(services, run);
+    await services.calls.expireApprovals();
+    await services.notifier.sweep();
+    expect(receiver.received.map((r) => [r.json.event, r.json.journalEvent, r.json.link.expiresAt])).toEqual([
+      ['APPROVAL_EXPIRING', 'tool_call_expiring', call.approvalExpiresAt!.toISOString()],
+    ]);
+  });
+});
+
 describe('chat webhook', () => {
   test('gets Slack’s { text }: what is asked, for whom, and the one-time console link', async ({
     services,
