@@ -1,4 +1,5 @@
 import { describe, expect } from 'vitest';
+import { openDatabase } from '../../../src/db/client.js';
 import { claimDue } from '../../../src/features/notifications/deliver.js';
 import { enqueueFromJournal } from '../../../src/features/notifications/enqueue.js';
 import { defaultNotifierOptions } from '../../../src/features/notifications/index.js';
@@ -12,7 +13,11 @@ describe('each notification is sent once', () => {
     testDb,
     clock,
   }) => {
-    const other = await startNotifyingServices(testDb.database, clock);
+    // On Postgres the other process has connections of its own; PGlite is one connection, shared.
+    const otherDb = testDb.url
+      ? await openDatabase({ driver: 'postgres', url: testDb.url })
+      : testDb.database;
+    const other = await startNotifyingServices(otherDb, clock);
     try {
       await services.notifications.targets.create(
         { name: 'ops', kind: 'WEBHOOK', url: receiver.url, events: ['APPROVAL_REQUESTED'] },
@@ -34,6 +39,7 @@ describe('each notification is sent once', () => {
       expect(journaled.filter((e) => e.type === 'notification_delivered')).toHaveLength(calls.length);
     } finally {
       await other.stop();
+      if (otherDb !== testDb.database) await otherDb.close();
     }
   });
 
