@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { actorOf, type Principal } from '../core/auth.js';
 import { approvalDenied, approvalExpired, denialResult, errorResult } from '../core/call-results.js';
 import { conflict } from '../core/errors.js';
+import { checkApprovalGrant, grantRequestFields } from '../core/grant.js';
 import type { NewJournalEvent } from '../core/journal-event.js';
 import { parseInput } from '../core/parse-input.js';
 import type { DecisionRecord } from '../core/tool-call.js';
@@ -11,7 +12,9 @@ import type { Db } from '../db/client.js';
 import type { Tx } from '../db/tx.js';
 import { appendEvents } from '../journal/append.js';
 import { journalEvents } from '../journal/tables.js';
+import { MAX_ARGUMENT_BYTES } from './call-records.js';
 import type { PriorDenial } from './rules/decide.js';
+import { addApproval } from './rules/quorum.js';
 import { toolCalls } from './tables.js';
 import type { ToolCallRow } from './tool-call-service.js';
 
@@ -21,26 +24,49 @@ const JOURNAL_FEEDBACK_LENGTH = 1000;
 /** How long before a pending call expires its `tool_call_expiring` warning fires, by default. */
 export const DEFAULT_APPROVAL_EXPIRY_WARNING_MS = 60_000;
 
-export const decideInputSchema = z.object({
-  reason: z.string().nullish(),
-  /** The hash of the arguments the approver saw; a mismatch is refused. */
-  argumentsHash: z.string().nullish(),
-  /** A denial's text for the model; blank is none. */
-  feedback: z
-    .string()
-    .trim()
-    .max(MAX_FEEDBACK_LENGTH, `must be at most ${MAX_FEEDBACK_LENGTH} characters`)
-    .nullish()
-    .transform((text) => text || null),
-  /** A denial after which an identical call asks again; by default it is refused at once. */
-  allowRetry: z.boolean().nullish(),
-});
+export const decideInputSchema = z
+  .object({
+    reason: z.string().nullish(),
+    /** The hash of the arguments the approver saw; a mismatch is refused. */
+    argumentsHash: z.string().nullish(),
+    /** A denial's text for the model; blank is none. */
+    feedback: z
+      .string()
+      .trim()
+      .max(MAX_FEEDBACK_LENGTH, `must be at most ${MAX_FEEDBACK_LENGTH} characters`)
+      .nullish()
+      .transform((text) => text || null),
+    /** A denial after which an identical call asks again; by default it is refused at once. */
+    allowRetry: z.boolean().nullish(),
+    /** Approve with edits: these arguments run instead, as a new call replacing this one. */
+    editedArguments: z
+      .record(z.string(), z.unknown())
+      .nullish()
+      .refine((args) => !args || Buffer.byteLength(JSON.stringify(args)) <= MAX_ARGUMENT_BYTES, {
+        message: 'must be at most 256 KiB of JSON',
+      }),
+    /** An approval may stand for later calls too (scoped grants). */
+    ...grantRequestFields,
+    /** A one-time signed link from a notification; it counts once (see ToolCallService.onDecision). */
+    link: z.string().max(4096).nullish(),
+  })
+  .superRefine(checkApprovalGrant);
 
 export type DecideInput = z.input<typeof decideInputSchema>;
+/** Runs in every decision's transaction once the call is locked and still pending; throwing undoes the decision. */
+export type DecidedHook = (tx: Tx, call: ToolCallRow) => Promise<void>;
+/** Runs in the approval's transaction once the approval counted; throwing undoes the approval. */
+export type AfterApproval = (
+  tx: Tx,
+  call: ToolCallRow,
+  input: z.output<typeof decideInputSchema>,
+) => Promise<void>;
 
 /**
- * Exactly one decision counts: the update only matches while the call still awaits approval,
- * so of two concurrent deciders one gets the row and the other a CONFLICT, and nothing changes.
+ * Exactly one decision counts: the call's row is locked only while it still awaits approval, so
+ * of two concurrent deciders one gets it and, once the call is decided, the other a CONFLICT, and
+ * nothing changes. Under a quorum each approval below N is added to the call's approvals and the
+ * N-th approves it; the same approver twice is a CONFLICT. One denial ends the call.
  */
 export async function recordApproval(
   db: Db,
@@ -48,6 +74,8 @@ export async function recordApproval(
   approved: boolean,
   raw: DecideInput,
   principal: Principal,
+  afterApproval?: AfterApproval,
+  onDecided?: DecidedHook,
 ): Promise<ToolCallRow> {
   const input = parseInput(decideInputSchema, raw);
   const callId = current.id;
@@ -71,40 +99,53 @@ export async function recordApproval(
       sql`${toolCalls.approvalExpiresAt} is null`,
       sql`${toolCalls.approvalExpiresAt} > now()`,
     );
-    const error = approved ? null : approvalDenied(current.name, actor, reason, input.feedback);
+    // The row lock orders concurrent deciders; each re-reads the approvals its predecessor left.
+    const [pending] = await tx
+      .select()
+      .from(toolCalls)
+      .where(and(eq(toolCalls.id, callId), eq(toolCalls.status, 'AWAITING_APPROVAL'), notExpired))
+      .for('update');
+    if (!pending) return null;
+    if (onDecided) await onDecided(tx, pending);
+    if (!approved) return deny(tx, pending, decision, input.feedback);
+    const step = addApproval(pending, decision);
+    if (!step.reached) {
+      const [row] = await tx
+        .update(toolCalls)
+        .set({ approvals: step.approvals })
+        .where(eq(toolCalls.id, callId))
+        .returning();
+      await appendEvents(tx, [
+        {
+          type: 'tool_call_approval_added',
+          runId: row!.runId,
+          callId,
+          actor,
+          payload: { approvedBy: actor, count: step.count, required: step.required, reason },
+        },
+      ]);
+      return row!;
+    }
     const [row] = await tx
       .update(toolCalls)
-      .set(
-        approved
-          ? { status: 'APPROVED', decision }
-          : {
-              status: 'DENIED',
-              decision,
-              error,
-              result: denialResult(callId, error!, decision),
-              finishedAt: new Date(),
-            },
-      )
-      .where(and(eq(toolCalls.id, callId), eq(toolCalls.status, 'AWAITING_APPROVAL'), notExpired))
+      .set({ status: 'APPROVED', decision, approvals: step.approvals })
+      .where(eq(toolCalls.id, callId))
       .returning();
-    if (!row) return null;
+    if (afterApproval) await afterApproval(tx, row!, input);
     await appendEvents(tx, [
       {
-        type: approved ? 'tool_call_approved' : 'tool_call_denied',
-        runId: row.runId,
+        type: 'tool_call_approved',
+        runId: row!.runId,
         callId,
         actor,
-        payload: approved
-          ? { reason, argumentsHash: decision.argumentsHash }
-          : {
-              reason,
-              argumentsHash: decision.argumentsHash,
-              feedback: input.feedback && cutAt(input.feedback, JOURNAL_FEEDBACK_LENGTH),
-              allowRetry: decision.allowRetry,
-            },
+        payload: {
+          reason,
+          argumentsHash: decision.argumentsHash,
+          ...(step.required > 1 ? { count: step.count, required: step.required } : {}),
+        },
       },
     ]);
-    return row;
+    return row!;
   });
   if (!decided) {
     const [now] = await db.select().from(toolCalls).where(eq(toolCalls.id, callId)).limit(1);
@@ -113,6 +154,42 @@ export async function recordApproval(
     });
   }
   return decided;
+}
+
+/** One denial ends the call, whatever approvals it had gathered towards its quorum. */
+async function deny(
+  tx: Tx,
+  pending: ToolCallRow,
+  decision: DecisionRecord,
+  feedback: string | null,
+): Promise<ToolCallRow> {
+  const error = approvalDenied(pending.name, decision.decidedBy, decision.reason, feedback);
+  const [row] = await tx
+    .update(toolCalls)
+    .set({
+      status: 'DENIED',
+      decision,
+      error,
+      result: denialResult(pending.id, error, decision),
+      finishedAt: new Date(),
+    })
+    .where(eq(toolCalls.id, pending.id))
+    .returning();
+  await appendEvents(tx, [
+    {
+      type: 'tool_call_denied',
+      runId: pending.runId,
+      callId: pending.id,
+      actor: decision.decidedBy,
+      payload: {
+        reason: decision.reason,
+        argumentsHash: decision.argumentsHash,
+        feedback: feedback && cutAt(feedback, JOURNAL_FEEDBACK_LENGTH),
+        allowRetry: decision.allowRetry,
+      },
+    },
+  ]);
+  return row!;
 }
 
 /**

@@ -1,9 +1,23 @@
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, boolean, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  type AnyPgColumn,
+  boolean,
+  index,
+  integer,
+  pgTable,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import type { PolicyCondition } from '../core/policy-conditions.js';
 import { policyEffects, policyLayers } from '../core/policy-rule.js';
 import { deniedToolStrategies, runStatuses } from '../core/run.js';
-import { type ArgumentsEdit, type DecisionRecord, policyCallers, toolCallStatuses } from '../core/tool-call.js';
+import {
+  type ArgumentsEdit,
+  type DecisionRecord,
+  policyCallers,
+  toolCallStatuses,
+} from '../core/tool-call.js';
 import type { ToolError, ToolResult } from '../core/tool-result.js';
 import {
   type JsonSchema,
@@ -157,9 +171,7 @@ export const toolCalls = pgTable(
   (t) => [
     index('tool_calls_run_idx').on(t.runId, t.requestedAt),
     index('tool_calls_status_idx').on(t.status),
-    index('tool_calls_turn_idx')
-      .on(t.turnId)
-      .where(sql`${t.turnId} is not null`),
+    index('tool_calls_turn_idx').on(t.turnId).where(sql`${t.turnId} is not null`),
     uniqueIndex('tool_calls_provider_call_idx')
       .on(t.runId, t.providerCallId)
       .where(sql`${t.providerCallId} is not null`),

@@ -3,36 +3,39 @@
 // readable in order; the pure decisions already live in rules/decide.ts.
 import { and, asc, desc, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { renderApprovalMessage } from '../core/approval-message.js';
 import { actorOf, type Principal } from '../core/auth.js';
 import { denialResult, errorResult } from '../core/call-results.js';
-import { hashArguments, summarize } from '../core/canonical-json.js';
-import { conflict, notFound } from '../core/errors.js';
-import type { NewJournalEvent } from '../core/journal-event.js';
+import { hashArguments } from '../core/canonical-json.js';
+import { badInput, conflict, notFound } from '../core/errors.js';
+import { type GrantRequest, grantRequestOf } from '../core/grant.js';
 import { validateAgainst } from '../core/json-schema.js';
 import { parseInput } from '../core/parse-input.js';
 import type { PolicyCaller } from '../core/policy.js';
 import type { ToolError } from '../core/tool-result.js';
-import type { ToolSpec } from '../core/tool-spec.js';
 import type { Db } from '../db/client.js';
 import type { Tx } from '../db/tx.js';
 import { appendEvents } from '../journal/append.js';
 import {
   DEFAULT_APPROVAL_EXPIRY_WARNING_MS,
   type DecideInput,
+  decideInputSchema,
   expireApprovals,
   priorDenial,
   recordApproval,
 } from './approvals.js';
+import { MAX_ARGUMENT_BYTES, requestedEvent, snapshotOf } from './call-records.js';
+import { editCall } from './edits.js';
 import type { PolicyService } from './policy-service.js';
 import type { RegistryService } from './registry-service.js';
 import { type CallDecision, decideCall } from './rules/decide.js';
+import { approvalsOf, assertMayApprove } from './rules/quorum.js';
 import { assertMayRead, type RunRow, type RunService, runScope } from './run-service.js';
-import { runs as runRows, type ToolSnapshot, toolCalls } from './tables.js';
+import { runs as runRows, toolCalls } from './tables.js';
+
+export { MAX_ARGUMENT_BYTES };
 
 export type ToolCallRow = typeof toolCalls.$inferSelect;
 
-export const MAX_ARGUMENT_BYTES = 256 * 1024;
 export const MAX_PROVIDER_CALL_ID_LENGTH = 256;
 /** A model's call id with the turn suffix it may get when reused (`call_0#t12.2`). */
 const MAX_PROVIDER_CALL_KEY_LENGTH = MAX_PROVIDER_CALL_ID_LENGTH + 32;
@@ -51,20 +54,6 @@ export const requestToolCallInputSchema = z
     message: 'must be at most 256 KiB of JSON',
   });
 
-/**
- * What the tool was when the call was made. The approval message is rendered now, from these
- * arguments, so the approver reads what this call will do even if the tool is re-registered.
- */
-function snapshotOf(spec: ToolSpec, args: Record<string, unknown>): ToolSnapshot {
-  return {
-    title: spec.title,
-    source: spec.source,
-    annotations: spec.annotations,
-    displayName: spec.displayName ?? null,
-    approvalMessage: spec.approvalTemplate ? renderApprovalMessage(spec.approvalTemplate, args) : null,
-  };
-}
-
 export interface RejectedCallInput {
   runId: string;
   name: string;
@@ -73,13 +62,48 @@ export interface RejectedCallInput {
   providerCallId: string;
   providerMetadata: Record<string, unknown> | null;
   error: ToolError;
+  /** The model turn it came from. */
+  turnId?: string;
 }
 
 /** Called after a decision so that approved calls start at once in this process. */
 export type DispatchHook = (callId: string) => Promise<ToolCallRow | null>;
 
+/**
+ * Checks a decision may count, in its transaction once the call is locked and still pending
+ * (a one-time link is used up here); throwing refuses the decision and records nothing.
+ */
+export type DecisionHook = (
+  tx: Tx,
+  call: ToolCallRow,
+  input: { link?: string | null },
+  principal: Principal,
+) => Promise<void>;
+
+/** Scoped grants, given by the composition root: the lifecycle cannot import the feature that keeps them. */
+export interface GrantPort {
+  /** Saves what an approval grants, in the approval's transaction: a refusal undoes the approval. */
+  create(tx: Tx, call: ToolCallRow, request: GrantRequest, principal: Principal): Promise<unknown>;
+  /** The active RUN grant of the run that covers this call (the tool, and its conditions on these arguments). */
+  standing(
+    tx: Tx,
+    runId: string,
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<{ id: string; createdBy: string } | null>;
+}
+
+const noGrants: GrantPort = {
+  create: async () => {
+    throw badInput('this server keeps no scoped grants: approve with scope ONCE');
+  },
+  standing: async () => null,
+};
+
 export class ToolCallService {
   private dispatchNow: DispatchHook = async () => null;
+  private grants: GrantPort = noGrants;
+  private decisionHook: DecisionHook = async () => {};
 
   constructor(
     private readonly db: Db,
@@ -92,6 +116,14 @@ export class ToolCallService {
 
   onDispatch(hook: DispatchHook): void {
     this.dispatchNow = hook;
+  }
+
+  onDecision(hook: DecisionHook): void {
+    this.decisionHook = hook;
+  }
+
+  useGrants(port: GrantPort): void {
+    this.grants = port;
   }
 
   /** The SQL condition "the call's run is one this principal sees"; undefined when it sees every run. */
@@ -162,7 +194,7 @@ export class ToolCallService {
   async request(
     raw: unknown,
     principal: Principal,
-    options: { caller?: PolicyCaller } = {},
+    options: { caller?: PolicyCaller; turnId?: string } = {},
   ): Promise<ToolCallRow> {
     const input = parseInput(requestToolCallInputSchema, raw);
     // A model's calls (submitted by whoever) are the model's; otherwise a person's token makes a person's call.
@@ -185,6 +217,13 @@ export class ToolCallService {
       const view = spec
         ? await this.policy.viewFor(spec, context, { usage, caller, availability, arguments: valid }, tx)
         : null;
+      const denied = view?.approvalRequired ? await priorDenial(tx, run.id, input.name, argumentsHash) : null;
+      // A person's standing "yes" for this run; never looked up for a call a person already refused,
+      // nor for one that needs more than one person's approval.
+      const grant =
+        view?.approvalRequired && !denied && valid && approvalsOf(view.budget) === 1
+          ? await this.grants.standing(tx, run.id, input.name, valid)
+          : null;
       const decision = decideCall({
         name: input.name,
         spec,
@@ -193,7 +232,8 @@ export class ToolCallService {
         issues: view?.permitted ? issues : [],
         deniedToolStrategy: run.deniedToolStrategy,
         now: new Date(),
-        priorDenial: view?.approvalRequired ? await priorDenial(tx, run.id, input.name, argumentsHash) : null,
+        priorDenial: denied,
+        standingGrant: grant && { grantId: grant.id, grantedBy: grant.createdBy, argumentsHash },
       });
       const [created] = await tx
         .insert(toolCalls)
@@ -211,13 +251,17 @@ export class ToolCallService {
           tool: spec ? snapshotOf(spec, args) : null,
           timeoutMs: view?.budget.timeoutMs ?? null,
           maxOutputTokens: view?.budget.maxOutputTokens ?? null,
+          approvalsRequired: view?.approvalRequired ? approvalsOf(view.budget) : 1,
+          selfApprovalForbidden: view?.budget.forbidSelfApproval === true,
+          caller,
+          turnId: options.turnId ?? null,
           requestedBy: actor,
           // Millisecond precision (not the column default's microseconds) so that page cursors round-trip exactly.
           requestedAt: new Date(),
         })
         .returning();
       const call = await this.apply(tx, run, created!, decision, args, actor);
-      return { call, ready: decision.outcome === 'ACCEPTED' };
+      return { call, ready: decision.outcome === 'ACCEPTED' || decision.outcome === 'GRANTED' };
     });
 
     if (!ready) return call;
@@ -269,6 +313,7 @@ export class ToolCallService {
           argumentsHash,
           providerCallId: input.providerCallId,
           providerMetadata: input.providerMetadata,
+          turnId: input.turnId ?? null,
           status: 'FAILED',
           requestedBy: actor,
           requestedAt: now,
@@ -355,8 +400,40 @@ export class ToolCallService {
     // A call of a run outside the decider's users does not exist for it: refused before anything is recorded.
     const current = await this.get(callId, principal);
     if (!current) throw notFound(`no tool call ${callId}`);
-    const decided = await recordApproval(this.db, current, approved, input, principal);
-    if (approved) void this.dispatchNow(callId);
+    const parsed = parseInput(decideInputSchema, input);
+    const edited = parsed.editedArguments;
+    const onDecided = (tx: Tx, call: ToolCallRow) => this.decisionHook(tx, call, parsed, principal);
+    if (edited && hashArguments(edited) !== current.argumentsHash) {
+      if (!approved) throw badInput('editedArguments: only an approval edits the arguments');
+      if (grantRequestOf(parsed)) throw badInput('scope: an edited call is approved ONCE');
+      const deps = { db: this.db, runs: this.runs, registry: this.registry, policy: this.policy };
+      const request = {
+        editedArguments: edited,
+        reason: parsed.reason ?? null,
+        argumentsHash: parsed.argumentsHash,
+        onDecided,
+      };
+      const { original, replacement } = await editCall(deps, current, request, principal);
+      if (replacement.status === 'APPROVED') void this.dispatchNow(replacement.id);
+      return original;
+    }
+    if (approved) {
+      const run = await this.runs.get(current.runId);
+      assertMayApprove(principal, run?.userId ?? null, current.selfApprovalForbidden);
+    }
+    const decided = await recordApproval(
+      this.db,
+      current,
+      approved,
+      input,
+      principal,
+      async (tx, row, parsed) => {
+        const grant = grantRequestOf(parsed);
+        if (grant) await this.grants.create(tx, row, grant, principal);
+      },
+      onDecided,
+    );
+    if (decided.status === 'APPROVED') void this.dispatchNow(callId);
     return decided;
   }
 
@@ -396,6 +473,13 @@ function changesOf(callId: string, decision: CallDecision) {
         result: denialResult(callId, decision.error, decision.decision),
         finishedAt: new Date(),
       };
+    case 'APPROVED':
+      return {
+        status: decision.status,
+        decision: decision.decision,
+        policyReason: decision.policyReason,
+        countsAgainstBudget: decision.countsAgainstBudget,
+      };
     case 'AWAITING_APPROVAL':
       return {
         status: decision.status,
@@ -405,19 +489,4 @@ function changesOf(callId: string, decision: CallDecision) {
     case 'REQUESTED':
       return { countsAgainstBudget: decision.countsAgainstBudget };
   }
-}
-
-function requestedEvent(call: ToolCallRow, args: unknown, actor: string): NewJournalEvent {
-  return {
-    type: 'tool_call_requested',
-    runId: call.runId,
-    callId: call.id,
-    actor,
-    payload: {
-      name: call.name,
-      argumentsHash: call.argumentsHash,
-      arguments: summarize(args),
-      providerCallId: call.providerCallId,
-    },
-  };
 }

@@ -9,8 +9,8 @@ import {
   type PolicyCondition,
 } from './policy-conditions.js';
 import type { PolicyLayer, PolicyRule } from './policy-rule.js';
-import type { ToolBudget, ToolSpec } from './tool-spec.js';
 import type { policyCallers } from './tool-call.js';
+import type { ToolBudget, ToolSpec } from './tool-spec.js';
 
 export interface PolicyContext {
   userId?: string | null;
@@ -148,8 +148,10 @@ function byLayer(rules: PolicyRule[], order: PolicyLayer[]): PolicyRule | undefi
   return undefined;
 }
 
+/** The strictest of each limit wins: the smallest limits, the most approvers, any ban on self-approval. */
 function tightest(budgets: Array<ToolBudget | null>): ToolBudget {
   const min = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
+  const max = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
   return budgets.reduce<ToolBudget>(
     (acc, b) =>
       b
@@ -158,9 +160,18 @@ function tightest(budgets: Array<ToolBudget | null>): ToolBudget {
             maxOutputTokens: min(acc.maxOutputTokens, b.maxOutputTokens),
             timeoutMs: min(acc.timeoutMs, b.timeoutMs),
             approvalTimeoutMs: min(acc.approvalTimeoutMs ?? null, b.approvalTimeoutMs ?? null),
+            approvals: max(acc.approvals ?? null, b.approvals ?? null),
+            forbidSelfApproval: acc.forbidSelfApproval || b.forbidSelfApproval ? true : null,
           }
         : acc,
-    { maxCalls: null, maxOutputTokens: null, timeoutMs: null, approvalTimeoutMs: null },
+    {
+      maxCalls: null,
+      maxOutputTokens: null,
+      timeoutMs: null,
+      approvalTimeoutMs: null,
+      approvals: null,
+      forbidSelfApproval: null,
+    },
   );
 }
 

@@ -18,6 +18,8 @@ export const toolNameSchema = z
   .regex(TOOL_NAME_PATTERN, 'must be 1-128 characters of A-Z a-z 0-9 _ - .');
 
 const positiveInt = z.number().int().positive();
+/** A quorum larger than this is a misconfiguration, not a safeguard. */
+export const MAX_APPROVALS = 10;
 
 export const toolBudgetSchema = z.object({
   maxCalls: positiveInt.nullish(),
@@ -25,6 +27,10 @@ export const toolBudgetSchema = z.object({
   timeoutMs: positiveInt.max(3_600_000).nullish(),
   /** How long a call may wait for a decision before it counts as denied (`expired`). */
   approvalTimeoutMs: positiveInt.max(30 * 24 * 3_600_000).nullish(),
+  /** Distinct people who must approve a call before it runs (a two-person rule is 2). */
+  approvals: z.int().min(1, 'must be 1 to 10').max(MAX_APPROVALS, 'must be 1 to 10').nullish(),
+  /** The run's own user may not approve its calls. */
+  forbidSelfApproval: z.boolean().nullish(),
 });
 export type ToolBudgetInput = z.infer<typeof toolBudgetSchema>;
 
@@ -33,6 +39,10 @@ export interface ToolBudget {
   maxOutputTokens: number | null;
   timeoutMs: number | null;
   approvalTimeoutMs: number | null;
+  /** Distinct approvers a call needs; absent (budgets stored before quorum existed) is 1. */
+  approvals?: number | null;
+  /** The run's own user may not approve; absent is false. */
+  forbidSelfApproval?: boolean | null;
 }
 
 export const toolAnnotationsSchema = z.object({
@@ -74,6 +84,8 @@ export function normalizeBudget(input: ToolBudgetInput | null | undefined): Tool
     maxOutputTokens: input?.maxOutputTokens ?? null,
     timeoutMs: input?.timeoutMs ?? null,
     approvalTimeoutMs: input?.approvalTimeoutMs ?? null,
+    approvals: input?.approvals ?? null,
+    forbidSelfApproval: input?.forbidSelfApproval ?? null,
   };
 }
 

@@ -23,7 +23,7 @@ import type { ToolError } from '../core/tool-result.js';
 import { cutAt } from '../core/unicode.js';
 import type { Db } from '../db/client.js';
 import type { Tx } from '../db/tx.js';
-import { isOpen, outcomeOf } from './call-outcomes.js';
+import { answeringCalls, isOpen, originalsOf, outcomeOf } from './call-outcomes.js';
 import { type ConversationTurn, renderModelRequest } from './context/render.js';
 import { type ContextService, choosePreset, type PresetChoice } from './context/service.js';
 import type { ContextFrame } from './context/types.js';
@@ -282,11 +282,12 @@ export class ModelService {
         calls.push(
           refusal
             ? await this.calls.recordRejected(
-                { ...request, arguments: call.arguments, error: refusal },
+                { ...request, arguments: call.arguments, error: refusal, turnId: turn.id },
                 principal,
               )
             : await this.calls.request({ ...request, arguments: call.arguments }, principal, {
                 caller: 'MODEL',
+                turnId: turn.id,
               }),
         );
       } catch (failure) {
@@ -320,8 +321,10 @@ export class ModelService {
             .select()
             .from(toolCalls)
             .where(and(eq(toolCalls.runId, run.id), inArray(toolCalls.providerCallId, providerIds)));
-    const byKey = new Map(calls.map((c) => [c.providerCallId!, c]));
-    const pending = calls.filter(isOpen);
+    // An edited call is answered by the call that ran instead, under the model's call id.
+    const answering = await answeringCalls(this.db, calls);
+    const byKey = new Map(calls.map((c) => [c.providerCallId!, answering.get(c.id) ?? c]));
+    const pending = [...byKey.values()].filter(isOpen);
     if (pending.length > 0) {
       throw conflict(
         `calls still pending: ${pending.map((c) => `${c.id} (${c.status})`).join(', ')}; answer them after they finish`,
@@ -368,11 +371,13 @@ export class ModelService {
             .where(and(eq(toolCalls.runId, run.id), inArray(toolCalls.id, valid)));
     const missing = ids.filter((id) => !rows.some((r) => r.id === id));
     if (missing.length > 0) throw notFound(`run ${run.id} has no tool calls ${missing.join(', ')}`);
+    // A replacement of an edited call answers under the original's call id.
+    const asked = await originalsOf(this.db, rows);
     const turns = await this.turns(run.id);
     const touched = turns.filter((t) =>
-      rows.some((r) => r.providerCallId && t.providerCallIds.includes(r.providerCallId)),
+      asked.some((r) => r.providerCallId && t.providerCallIds.includes(r.providerCallId)),
     );
-    const orphans = rows.filter(
+    const orphans = asked.filter(
       (r) => !touched.some((t) => r.providerCallId && t.providerCallIds.includes(r.providerCallId)),
     );
     if (orphans.length > 0) {

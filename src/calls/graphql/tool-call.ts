@@ -4,18 +4,21 @@ import { type DecisionRecord, toolCallStatuses } from '../../core/tool-call.js';
 import { builder, scopes } from '../../graphql/builder.js';
 import { decodeCursor, encodeCursor } from '../../graphql/keyset.js';
 import { JournalEventType } from '../../journal/graphql.js';
+import type { DecideInput } from '../approvals.js';
 import { requestToolCallInputSchema, type ToolCallRow } from '../tool-call-service.js';
+import { GrantScopeEnum } from './grant-scope.js';
+import { PolicyConditionInput } from './policy.js';
 import { RunType } from './run.js';
 import { ToolAnnotationsType, ToolSourceEnum } from './tool.js';
 import { ToolErrorType, ToolResultType } from './tool-result.js';
 
-const ToolCallStatusEnum = builder.enumType('ToolCallStatus', {
+export const ToolCallStatusEnum = builder.enumType('ToolCallStatus', {
   description:
-    'REQUESTED, then AWAITING_APPROVAL (and APPROVED, DENIED or EXPIRED) when a decision is needed, STARTED while it runs, and an end state: COMPLETED, FAILED, DENIED, EXPIRED (nobody decided in time; never a denial) or CANCELLED.',
+    'REQUESTED, then AWAITING_APPROVAL (and APPROVED, DENIED, EXPIRED or EDITED) when a decision is needed, STARTED while it runs, and an end state: COMPLETED, FAILED, DENIED, EXPIRED (nobody decided in time; never a denial), EDITED (a person approved other arguments: the call in replacedBy ran instead and answers the model) or CANCELLED.',
   values: toolCallStatuses,
 });
 
-const ApprovalDecisionType = builder.objectRef<DecisionRecord>('ApprovalDecision').implement({
+export const ApprovalDecisionType = builder.objectRef<DecisionRecord>('ApprovalDecision').implement({
   description: 'The one decision that counted on a call (an EXPIRED call has none: nobody decided).',
   fields: (t) => ({
     approved: t.exposeBoolean('approved', { description: 'true for approve, false for deny.' }),
@@ -49,7 +52,7 @@ const ApprovalDecisionType = builder.objectRef<DecisionRecord>('ApprovalDecision
 });
 
 /** What an approval UI shows (seed §10): tool, arguments summary, side effects, source, policy reason. */
-const ApprovalRequestType = builder.objectRef<ToolCallRow>('ApprovalRequest').implement({
+export const ApprovalRequestType = builder.objectRef<ToolCallRow>('ApprovalRequest').implement({
   description: 'What an approval screen shows about a call waiting for a decision.',
   fields: (t) => ({
     toolName: t.exposeString('name', { description: 'The tool the call is for.' }),
@@ -270,7 +273,7 @@ builder.mutationFields((t) => ({
   approveToolCall: t.field({
     type: ToolCallType,
     description:
-      'Exactly one decision counts; a second gets CONFLICT. Pass argumentsHash to bind it to what you saw. A call of a run outside the users this token is bound to is NOT_FOUND. ADMIN and APPROVER.',
+      'Exactly one decision counts; a second gets CONFLICT. Pass argumentsHash to bind it to what you saw. Under a quorum (budget approvals N) each approval is recorded and the N-th approves: the same approver twice is CONFLICT, and the run’s own user is FORBIDDEN when the budget forbids self-approval. With editedArguments the edited arguments are checked against the tool’s schema and by policy (an edit policy would not allow is BAD_USER_INPUT with extensions.policyReason, nothing recorded) and run as a new call (replacedBy) counting this approval; the call returned is this one, EDITED. With scope RUN or ALWAYS the approval also grants later calls (see grantPreview and grants); a grant this token may not make is FORBIDDEN and nothing is recorded. A call of a run outside the users this token is bound to is NOT_FOUND. ADMIN and APPROVER.',
     authScopes: scopes.deciders,
     args: {
       id: t.arg.id({ description: 'The call awaiting approval.', required: true }),
@@ -279,8 +282,33 @@ builder.mutationFields((t) => ({
         description:
           "The approvalRequest's argumentsHash; when the arguments differ, the decision is refused.",
       }),
+      link: t.arg.string({
+        description:
+          'The one-time link token from a notification (`?link=`), when deciding through it: a forged or altered one (or one for another call) is BAD_USER_INPUT, an expired one FORBIDDEN, a used one CONFLICT; then nothing is recorded.',
+      }),
+      editedArguments: t.arg({
+        description:
+          'Approve with edits: the arguments to run instead (a JSON object, at most 256 KiB). The same arguments as the call’s are a plain approval. Approved ONCE only.',
+        type: 'JSON',
+      }),
+      scope: t.arg({
+        description:
+          'ONCE (default) this call only; RUN also later calls to this tool in this run; ALWAYS saves the policy rule grantPreview shows. Saved in the same transaction as the approval.',
+        type: GrantScopeEnum,
+      }),
+      grantConditions: t.arg({
+        description:
+          'RUN and ALWAYS: the grant covers only calls whose arguments match all of these (the policy rule condition shape).',
+        type: [PolicyConditionInput],
+      }),
+      grantProfileId: t.arg.id({
+        description:
+          'ALWAYS, admins only: save the rule on this PROFILE layer instead of the USER layer of the run’s user.',
+      }),
     },
-    resolve: (_root, args, ctx) => ctx.services.calls.approve(String(args.id), args, ctx.principal!),
+    // JSON operands arrive untyped; the service parses the whole decision with its schema.
+    resolve: (_root, args, ctx) =>
+      ctx.services.calls.approve(String(args.id), args as DecideInput, ctx.principal!),
   }),
   denyToolCall: t.field({
     description:
@@ -295,6 +323,10 @@ builder.mutationFields((t) => ({
       argumentsHash: t.arg.string({
         description:
           "The approvalRequest's argumentsHash; when the arguments differ, the decision is refused.",
+      }),
+      link: t.arg.string({
+        description:
+          'The one-time link token from a notification (`?link=`), when deciding through it: a forged or altered one (or one for another call) is BAD_USER_INPUT, an expired one FORBIDDEN, a used one CONFLICT; then nothing is recorded.',
       }),
       feedback: t.arg.string({
         description:

@@ -73,6 +73,18 @@ export const ToolBudgetType = builder.objectRef<ToolBudget>('ToolBudget').implem
         'How long a call may wait for a decision before it counts as denied with reason `expired`.',
       resolve: (budget) => budget.approvalTimeoutMs ?? null,
     }),
+    approvals: t.int({
+      nullable: true,
+      description:
+        'Distinct people who must approve a call before it runs (quorum, 1 to 10); null is one. Where several sources set it, the most wins.',
+      resolve: (budget) => budget.approvals ?? null,
+    }),
+    forbidSelfApproval: t.boolean({
+      nullable: true,
+      description:
+        "The run's own user (an approver whose name or user id is the run's userId) may not approve its calls; null is false. Any source setting it wins.",
+      resolve: (budget) => budget.forbidSelfApproval ?? null,
+    }),
   }),
 });
 
@@ -151,6 +163,11 @@ export const ToolBudgetInput = builder.inputType('ToolBudgetInput', {
       description:
         'How long a call may wait for a decision, in milliseconds (at most 30 days), before it is denied as `expired`.',
     }),
+    approvals: t.int({
+      description:
+        'Distinct people who must approve a call before it runs (1 to 10, default 1): 2 is a two-person rule.',
+    }),
+    forbidSelfApproval: t.boolean({ description: "The run's own user may not approve its calls." }),
   }),
 });
 

@@ -11,6 +11,8 @@ const FINAL: Partial<Record<JournalEventType, string>> = {
   tool_call_denied: 'DENIED',
   tool_call_expired: 'EXPIRED',
   tool_call_cancelled: 'CANCELLED',
+  // The replacement is counted as a call of its own; the edited one ends here.
+  tool_call_edited: 'EDITED',
 };
 
 interface Known {

@@ -29,11 +29,12 @@ export interface ConversationTurn {
  */
 export function answerFor(frame: ContextFrame, callId: string, outcome: CallOutcome): CallOutcome {
   if (outcome.outcome !== 'result') return outcome;
-  const text = frame.toolResultsVisible
-    ? (frame.toolResults.find((e) => e.callId === callId)?.text ?? OLDER_RESULT_TEXT)
-    : HIDDEN_RESULT_TEXT;
+  const entry = frame.toolResultsVisible ? frame.toolResults.find((e) => e.callId === callId) : undefined;
+  const text = entry?.text ?? (frame.toolResultsVisible ? OLDER_RESULT_TEXT : HIDDEN_RESULT_TEXT);
   return {
     ...outcome,
+    // The frame's entry already says which arguments an edited call ran with.
+    ...(entry ? { edited: undefined } : {}),
     result: {
       ...outcome.result,
       content: [{ type: 'text', text }],

@@ -175,7 +175,8 @@ export class ContextService {
     const newest = await this.db
       .select()
       .from(toolCalls)
-      .where(and(eq(toolCalls.runId, runId), notInArray(toolCalls.status, [...openCallStatuses])))
+      // An EDITED call shows as the call that ran instead.
+      .where(and(eq(toolCalls.runId, runId), notInArray(toolCalls.status, [...openCallStatuses, 'EDITED'])))
       .orderBy(desc(toolCalls.requestedAt), desc(toolCalls.id))
       .limit(MAX_TOOL_RESULTS);
     return newest.reverse().map((row) => ({

@@ -1,8 +1,9 @@
+import { canonicalJson } from '../../core/canonical-json.js';
 import { badInput } from '../../core/errors.js';
 import type { ToolCallRequest } from '../../core/tool-call.js';
 import type { ContentPart, ToolResult } from '../../core/tool-result.js';
 import { turnCalls } from './common.js';
-import type { AssistantTurn, CallOutcome } from './types.js';
+import type { AssistantTurn, CallOutcome, EditedArguments } from './types.js';
 
 export interface ResultText {
   text: string;
@@ -53,12 +54,24 @@ const MISSING_TEXT = 'No result: no outcome was recorded for this tool call.';
  */
 export function outcomeText(outcome: CallOutcome | undefined): ResultText {
   if (outcome === undefined) return { text: MISSING_TEXT, isError: true };
+  if (outcome.edited) {
+    const { text, isError } = outcomeText({ ...outcome, edited: undefined });
+    return { text: `${editedNote(outcome.outcome, outcome.edited)}\n${text}`, isError };
+  }
   if (outcome.outcome === 'result')
     return { text: resultBody(outcome.result), isError: outcome.result.isError };
   if (outcome.outcome === 'denied' && outcome.feedback !== undefined)
     return { text: `Denied by ${outcome.deniedBy ?? 'a person'}: ${outcome.feedback}`, isError: true };
   const base = NOT_RUN_TEXT[outcome.outcome];
   return { text: outcome.message === undefined ? base : `${base} Reason: ${outcome.message}`, isError: true };
+}
+
+/** The model asked for other arguments than those a person let run: it is told which ran. */
+function editedNote(outcome: CallOutcome['outcome'], edited: EditedArguments): string {
+  const args = canonicalJson(edited.arguments);
+  return outcome === 'result'
+    ? `Arguments edited by ${edited.by} before running: ${args}`
+    : `Arguments edited by ${edited.by}: ${args}`;
 }
 
 /**

@@ -53,11 +53,21 @@ export interface ParsedResponse {
   assistantTurn: AssistantTurn;
 }
 
-export type CallOutcome =
+/** A person changed the call's arguments before approving: these ran (or were decided on) instead. */
+export interface EditedArguments {
+  by: string;
+  arguments: unknown;
+}
+
+export type CallOutcome = (
   | { callId: string; outcome: 'result'; result: ToolResult }
   /** With `feedback`, the answer is the person's words: "Denied by <deniedBy>: <feedback>". */
   | { callId: string; outcome: 'denied'; message?: string; deniedBy?: string; feedback?: string }
-  | { callId: string; outcome: 'cancelled' | 'interrupted' | 'invalid' | 'expired'; message?: string };
+  | { callId: string; outcome: 'cancelled' | 'interrupted' | 'invalid' | 'expired'; message?: string }
+) & {
+  /** The answer is an edited call's: it first says which arguments that call had. */
+  edited?: EditedArguments;
+};
 
 export interface ProviderAdapter {
   readonly provider: ProviderKind;
