@@ -4,9 +4,12 @@ import { createUrqlClient, GRAPHQL_ENDPOINT } from './api/client';
 import { Connection } from './api/connection';
 import { describeToken, forgetToken, type Me, storedToken, storeToken, whoIs } from './auth/session';
 import { SignIn } from './auth/sign-in';
+import { CallPage } from './calls/call-page';
+import { GrantsPage } from './grants/grants-page';
 import { QueuePage } from './queue/queue-page';
-import { parseRoute, useHash } from './route';
+import { grantsHref, parseRoute, type Route, useHash } from './route';
 import { RunView } from './run/run-view';
+import { TurnPage } from './turns/turn-page';
 
 type Session = { token: string; me: Me };
 
@@ -78,6 +81,9 @@ function SignedIn({
           <a href="#/" aria-current={route.page === 'queue' ? 'page' : undefined}>
             Queue
           </a>
+          <a href={grantsHref({})} aria-current={route.page === 'grants' ? 'page' : undefined}>
+            Grants
+          </a>
           <a href="/graphql" target="_blank" rel="noreferrer">
             GraphiQL
           </a>
@@ -90,13 +96,33 @@ function SignedIn({
           Sign out
         </button>
       </header>
-      {route.page === 'run' ? (
-        <RunView key={route.runId} runId={route.runId} me={session.me} connection={connection} />
-      ) : (
-        <QueuePage me={session.me} search={route.search} />
-      )}
+      <Page route={route} me={session.me} connection={connection} />
     </Provider>
   );
+}
+
+function Page({ route, me, connection }: { route: Route; me: Me; connection: Connection }) {
+  switch (route.page) {
+    case 'run':
+      return <RunView key={route.runId} runId={route.runId} me={me} connection={connection} />;
+    case 'call':
+      return (
+        <CallPage key={`${route.callId} ${route.link}`} callId={route.callId} link={route.link} me={me} />
+      );
+    case 'turn':
+      return <TurnPage key={route.turnId} turnId={route.turnId} me={me} />;
+    case 'grants':
+      return (
+        <GrantsPage
+          key={`${route.userId} ${route.runId}`}
+          me={me}
+          userId={route.userId}
+          runId={route.runId}
+        />
+      );
+    case 'queue':
+      return <QueuePage me={me} search={route.search} />;
+  }
 }
 
 const stateLabel = {

@@ -77,10 +77,10 @@ describe('toConditionInputs', () => {
 });
 
 test('describeCondition reads a grant’s condition back', () => {
-  expect(describeCondition({ pointer: '/path', operator: 'GLOB', value: 'output/**', path: true })).toBe(
+  expect(describeCondition({ pointer: '/path', operator: 'glob', value: 'output/**', path: true })).toBe(
     '/path glob output/** (path)',
   );
-  expect(describeCondition({ pointer: '/n', operator: 'IN', value: [1, 2], path: false })).toBe(
+  expect(describeCondition({ pointer: '/n', operator: 'in', value: [1, 2], path: false })).toBe(
     '/n in [1,2]',
   );
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { actorName, quorum } from '../../console/src/logic/quorum.js';
+import { actorName, newest, quorum } from '../../console/src/logic/quorum.js';
 
 const ann = { role: 'APPROVER', name: 'ann' };
 
@@ -33,4 +33,12 @@ describe('quorum (progress towards the approvals a call needs)', () => {
   test('a server without quorum fields counts as one approval needed', () => {
     expect(quorum({}, ann).required).toBe(1);
   });
+});
+
+test('newest keeps the view with more approvals: the answer to this page’s approval until the queue catches up', () => {
+  const queued = { approvalsRequired: 2, approvals: [] };
+  const answered = { approvalsRequired: 2, approvals: [{ decidedBy: 'approver:ann' }] };
+  expect(newest(queued, answered)).toBe(answered);
+  expect(newest(answered, { approvalsRequired: 2, approvals: [] })).toBe(answered);
+  expect(newest(queued, null)).toBe(queued);
 });

@@ -24,6 +24,13 @@ export const QueueCallFields = graphql(`
     arguments
     argumentsHash
     policyReason
+    turnId
+    approvalsRequired
+    approvals {
+      decidedBy
+      decidedAt
+      reason
+    }
     run {
       id
       userId
@@ -34,6 +41,7 @@ export const QueueCallFields = graphql(`
       decidedBy
       decidedAt
       reason
+      feedback
     }
     approvalRequest {
       toolName
@@ -77,32 +85,220 @@ export const PendingCountQuery = graphql(`
 `);
 
 export const ApproveMutation = graphql(`
-  mutation Approve($id: ID!, $reason: String, $argumentsHash: String) {
-    approveToolCall(id: $id, reason: $reason, argumentsHash: $argumentsHash) {
+  mutation Approve(
+    $id: ID!
+    $reason: String
+    $argumentsHash: String
+    $editedArguments: JSON
+    $scope: GrantScope
+    $grantConditions: [PolicyConditionInput!]
+    $grantProfileId: ID
+    $link: String
+  ) {
+    approveToolCall(
+      id: $id
+      reason: $reason
+      argumentsHash: $argumentsHash
+      editedArguments: $editedArguments
+      scope: $scope
+      grantConditions: $grantConditions
+      grantProfileId: $grantProfileId
+      link: $link
+    ) {
       id
       status
+      approvalsRequired
+      approvals {
+        decidedBy
+      }
+      replacedBy {
+        id
+        status
+      }
     }
   }
 `);
 
 export const DenyMutation = graphql(`
-  mutation Deny($id: ID!, $reason: String, $argumentsHash: String) {
-    denyToolCall(id: $id, reason: $reason, argumentsHash: $argumentsHash) {
+  mutation Deny(
+    $id: ID!
+    $reason: String
+    $argumentsHash: String
+    $feedback: String
+    $allowRetry: Boolean
+    $link: String
+  ) {
+    denyToolCall(
+      id: $id
+      reason: $reason
+      argumentsHash: $argumentsHash
+      feedback: $feedback
+      allowRetry: $allowRetry
+      link: $link
+    ) {
       id
       status
     }
   }
 `);
 
-export const SetPolicyRuleMutation = graphql(`
-  mutation AlwaysAllow($input: PolicyRuleInput!) {
-    setPolicyRule(input: $input) {
-      id
+export const GrantPreviewQuery = graphql(`
+  query GrantPreview($callId: ID!, $scope: GrantScope!, $conditions: [PolicyConditionInput!], $profileId: ID) {
+    grantPreview(callId: $callId, scope: $scope, conditions: $conditions, profileId: $profileId) {
+      scope
+      toolName
       layer
-      scopeId
-      toolPattern
-      effect
+      userId
+      profileId
+      runId
+      rule
+      summary
+    }
+  }
+`);
+
+export const GrantsQuery = graphql(`
+  query Grants($userId: ID, $runId: ID, $includeRevoked: Boolean) {
+    grants(userId: $userId, runId: $runId, includeRevoked: $includeRevoked) {
+      ...GrantFields
+    }
+  }
+`);
+
+export const GrantFields = graphql(`
+  fragment GrantFields on Grant {
+    id
+    scope
+    toolName
+    conditions {
+      pointer
+      operator
+      value
+      path
+    }
+    runId
+    userId
+    profileId
+    ruleId
+    createdBy
+    createdAt
+    revokedAt
+    revokedBy
+    sourceCall {
+      id
+    }
+  }
+`);
+
+export const RevokeGrantMutation = graphql(`
+  mutation RevokeGrant($id: ID!) {
+    revokeGrant(id: $id) {
+      ...GrantFields
+    }
+  }
+`);
+
+export const BatchCallFields = graphql(`
+  fragment BatchCallFields on ToolCall {
+    id
+    name
+    status
+    arguments
+    argumentsHash
+    approvalsRequired
+    approvals {
+      decidedBy
+    }
+    decision {
+      approved
+      decidedBy
       reason
+      feedback
+    }
+    approvalRequest {
+      argumentsSummary
+      argumentsHash
+    }
+  }
+`);
+
+export const ApprovalBatchQuery = graphql(`
+  query ApprovalBatch($turnId: ID!) {
+    approvalBatch(turnId: $turnId) {
+      turnId
+      pending
+      run {
+        id
+        userId
+      }
+      calls {
+        ...BatchCallFields
+      }
+    }
+  }
+`);
+
+export const DecideBatchMutation = graphql(`
+  mutation DecideBatch($turnId: ID!, $input: DecideApprovalBatchInput!) {
+    decideApprovalBatch(turnId: $turnId, input: $input) {
+      batch {
+        turnId
+        pending
+        calls {
+          ...BatchCallFields
+        }
+      }
+      decided {
+        id
+        status
+      }
+      conflicts {
+        callId
+        status
+        message
+      }
+    }
+  }
+`);
+
+export const CallPageFields = graphql(`
+  fragment CallPageFields on ToolCall {
+    ...QueueCallFields
+    edit {
+      editedBy
+      editedAt
+      reason
+      diff
+    }
+    replaces {
+      id
+      status
+      arguments
+    }
+    replacedBy {
+      id
+      status
+      arguments
+    }
+  }
+`);
+
+export const CallQuery = graphql(`
+  query CallPage($id: ID!) {
+    toolCall(id: $id) {
+      ...CallPageFields
+    }
+  }
+`);
+
+export const ApprovalLinkQuery = graphql(`
+  query ApprovalLinkPage($token: String!) {
+    approvalLink(token: $token) {
+      expiresAt
+      usedAt
+      call {
+        ...CallPageFields
+      }
     }
   }
 `);
@@ -137,6 +333,12 @@ export const RunQuery = graphql(`
             arguments
             policyReason
             approvalRequired
+            replacedBy {
+              id
+            }
+            replaces {
+              id
+            }
             decision {
               approved
               decidedBy

@@ -34,3 +34,9 @@ export function quorum(call: QuorumCall, me: { role: string; name: string }): Qu
       required === 1 && count === 0 ? null : `${count} of ${required} approval${required === 1 ? '' : 's'}`,
   };
 }
+
+/** Of two views of one call's approvals, the one with more (approvals are only ever added). */
+export function newest(a: QuorumCall, b: QuorumCall | null): QuorumCall {
+  if (!b) return a;
+  return (b.approvals?.length ?? 0) > (a.approvals?.length ?? 0) ? b : a;
+}

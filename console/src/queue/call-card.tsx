@@ -1,18 +1,12 @@
-import { useEffect, useRef, useState } from 'react';
 import { JsonView } from 'react-json-view-lite';
-import { useMutation } from 'urql';
-import { ApproveMutation, DenyMutation, SetPolicyRuleMutation } from '../api/documents';
-import { canDecide, isAdmin, type Me } from '../auth/session';
+import { canDecide, type Me } from '../auth/session';
+import type { Outcome } from '../logic/outcome';
 import { expiresIn, waitedFor } from '../logic/time';
-import { runHref } from '../route';
+import { runHref, turnHref } from '../route';
 import { collapseDeep, jsonStyles } from '../run/json';
+import { type CardHandle, DecisionPanel } from './decision-panel';
 import { describeSource } from './filters-bar';
 import type { QueueCall } from './use-queue';
-
-export interface CardHandle {
-  decide(approve: boolean): Promise<void>;
-  focusReason(): void;
-}
 
 type Annotations = NonNullable<NonNullable<QueueCall['approvalRequest']>['annotations']>;
 
@@ -48,73 +42,25 @@ export function CallCard({
   now,
   selected,
   onSelect,
-  onDecided,
+  onOutcome,
   register,
+  link,
+  turnSize,
 }: {
   call: QueueCall;
   me: Me;
   now: number;
-  selected: boolean;
-  onSelect: () => void;
-  onDecided: () => void;
-  register: (handle: CardHandle | null) => void;
+  selected?: boolean;
+  onSelect?: () => void;
+  onOutcome: (outcome: Outcome) => void;
+  register?: (handle: CardHandle | null) => void;
+  /** The signed link's token when opened from a notification; decisions then pass it. */
+  link?: string | null;
+  /** How many calls of this call's model turn are in the queue. */
+  turnSize?: number;
 }) {
   const request = call.approvalRequest;
-  const [reason, setReason] = useState('');
-  const [problem, setProblem] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [, approve] = useMutation(ApproveMutation);
-  const [, deny] = useMutation(DenyMutation);
-  const [, setRule] = useMutation(SetPolicyRuleMutation);
-  const [busy, setBusy] = useState(false);
-  const reasonInput = useRef<HTMLInputElement>(null);
   const toolName = request?.toolName ?? call.name;
-  // The hash the person saw on this card: a call whose arguments changed since is refused by the server.
-  const argumentsHash = request?.argumentsHash ?? call.argumentsHash;
-
-  const decide = async (approved: boolean) => {
-    if (busy) return;
-    setBusy(true);
-    setProblem(null);
-    const variables = { id: call.id, reason: reason.trim() || null, argumentsHash };
-    const result = approved ? await approve(variables) : await deny(variables);
-    setBusy(false);
-    if (result.error) {
-      setProblem(result.error.graphQLErrors[0]?.message ?? result.error.message);
-      return;
-    }
-    onDecided();
-  };
-
-  const alwaysAllow = async (layer: 'USER' | 'PROFILE') => {
-    const scopeId = layer === 'USER' ? call.run.userId : call.run.profileId;
-    if (!scopeId) return;
-    setProblem(null);
-    const why = reason.trim() || `always allowed from the console by ${me.name}`;
-    const result = await setRule({
-      input: { layer, scopeId, toolPattern: toolName, effect: 'ALLOW', skipApproval: true, reason: why },
-    });
-    if (result.error || !result.data) {
-      setProblem(
-        result.error?.graphQLErrors[0]?.message ?? result.error?.message ?? 'the rule was not created',
-      );
-      return;
-    }
-    const rule = result.data.setPolicyRule;
-    setNotice(
-      `Rule ${rule.id} created: ${rule.effect} ${rule.toolPattern} without approval for ${layer === 'USER' ? 'user' : 'profile'} ` +
-        `${rule.scopeId} (${rule.layer} layer). Later calls run at once; this one still waits for a decision.`,
-    );
-  };
-
-  const handle = useRef<CardHandle>({ decide: async () => {}, focusReason: () => {} });
-  handle.current.decide = decide;
-  handle.current.focusReason = () => reasonInput.current?.focus();
-  useEffect(() => {
-    register(handle.current);
-    return () => register(null);
-  }, [register]);
-
   const decides = canDecide(me);
   return (
     // biome-ignore lint/a11y/useKeyWithClickEvents: the queue's j/k shortcuts select cards from the keyboard.
@@ -174,69 +120,14 @@ export function CallCard({
         <summary>full arguments</summary>
         <JsonView data={call.arguments as object} shouldExpandNode={collapseDeep} style={jsonStyles} />
       </details>
-      {decides && (
-        <div className="actions">
-          <input
-            ref={reasonInput}
-            data-testid="reason-input"
-            placeholder="reason (optional)"
-            value={reason}
-            onChange={(e) => setReason(e.target.value)}
-            onKeyDown={(e) => {
-              if (e.key === 'Enter') void decide(true);
-              if (e.key === 'Escape') e.currentTarget.blur();
-            }}
-          />
-          <button
-            type="button"
-            className="approve"
-            data-testid="approve"
-            disabled={busy}
-            onClick={() => void decide(true)}
-          >
-            Approve
-          </button>
-          <button
-            type="button"
-            className="deny"
-            data-testid="deny"
-            disabled={busy}
-            onClick={() => void decide(false)}
-          >
-            Deny
-          </button>
-          {call.run.userId && (
-            <button
-              type="button"
-              className="quiet"
-              data-testid="always-allow-user"
-              onClick={() => void alwaysAllow('USER')}
-            >
-              Always allow for {call.run.userId}
-            </button>
-          )}
-          {isAdmin(me) && call.run.profileId && (
-            <button
-              type="button"
-              className="quiet"
-              data-testid="always-allow-profile"
-              onClick={() => void alwaysAllow('PROFILE')}
-            >
-              Always allow for profile {call.run.profileId}
-            </button>
-          )}
-        </div>
-      )}
-      {problem && (
-        <p className="error" data-testid="decision-error" role="alert">
-          {problem}
+      {call.turnId && (
+        <p className="turn">
+          <a data-testid="turn-link" href={turnHref(call.turnId)}>
+            {turnSize && turnSize > 1 ? `decide this turn's ${turnSize} calls together` : "this call's turn"}
+          </a>
         </p>
       )}
-      {notice && (
-        <p className="notice" role="status">
-          {notice}
-        </p>
-      )}
+      {decides && <DecisionPanel call={call} me={me} link={link} onOutcome={onOutcome} register={register} />}
     </article>
   );
 }

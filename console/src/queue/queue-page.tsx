@@ -1,12 +1,20 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { Me } from '../auth/session';
 import { canDecide } from '../auth/session';
+import { turnSizes } from '../logic/batch';
 import { filtersFromSearch, filtersToSearch, type QueueFilters, toServerFilter } from '../logic/filters';
+import { leavesQueue, type Outcome, type Settled, settledNote } from '../logic/outcome';
 import { keepSelection, moveSelection } from '../logic/selection';
+import { callHref, grantsHref } from '../route';
 import { useNow } from '../use-now';
-import { CallCard, type CardHandle } from './call-card';
+import { CallCard } from './call-card';
+import type { CardHandle } from './decision-panel';
 import { FiltersBar } from './filters-bar';
+import { SettledCard } from './settled-card';
 import { useQueue } from './use-queue';
+
+/** Notes of edits and grants made here, newest first; older ones give way. */
+const SETTLED_KEPT = 5;
 
 /** Typing in a filter restarts the stream; this long after the last key is enough to feel instant. */
 const FILTER_DELAY_MS = 300;
@@ -34,6 +42,22 @@ export function QueuePage({ me, search }: { me: Me; search: string }) {
   const now = useNow();
   const cards = state.cards;
   const ids = useMemo(() => cards.map((c) => c.id), [cards]);
+  const turns = useMemo(() => turnSizes(cards), [cards]);
+  const [settled, setSettled] = useState<Settled[]>([]);
+  const onOutcome = (outcome: Outcome, call: { run: { id: string; userId?: string | null } }) => {
+    if (leavesQueue(outcome)) decided(outcome.callId);
+    const note = settledNote(outcome, {
+      call: callHref,
+      grants: () =>
+        grantsHref(
+          outcome.kind === 'granted' && outcome.scope === 'RUN'
+            ? { runId: call.run.id }
+            : { userId: call.run.userId },
+        ),
+    });
+    if (note)
+      setSettled((notes) => [note, ...notes.filter((n) => n.callId !== note.callId)].slice(0, SETTLED_KEPT));
+  };
 
   const [selected, setSelected] = useState<string | null>(null);
   const previousIds = useRef<string[]>([]);
@@ -108,6 +132,17 @@ export function QueuePage({ me, search }: { me: Me; search: string }) {
           {error}
         </p>
       )}
+      {settled.length > 0 && (
+        <section className="settled-list" aria-label="decided here">
+          {settled.map((note) => (
+            <SettledCard
+              key={note.callId}
+              note={note}
+              onDismiss={() => setSettled((notes) => notes.filter((n) => n !== note))}
+            />
+          ))}
+        </section>
+      )}
       <section data-testid="queue" className="queue" aria-busy={state.incoming !== null}>
         {cards.map((call) => (
           <CallCard
@@ -117,7 +152,8 @@ export function QueuePage({ me, search }: { me: Me; search: string }) {
             now={now}
             selected={call.id === selected}
             onSelect={() => setSelected(call.id)}
-            onDecided={() => decided(call.id)}
+            onOutcome={(outcome) => onOutcome(outcome, call)}
+            turnSize={call.turnId ? turns.get(call.turnId) : undefined}
             register={(handle) => {
               if (handle) handles.current.set(call.id, handle);
               else handles.current.delete(call.id);

@@ -1,3 +1,5 @@
+import { type PatchOp, patchLines } from '../logic/json-patch';
+
 /** A unified diff, line by line, coloured by what each line does. */
 export function DiffView({ text }: { text: string }) {
   const lines = text.split('\n');
@@ -22,6 +24,22 @@ export function DiffView({ text }: { text: string }) {
           </span>
         );
       })}
+    </pre>
+  );
+}
+
+/** A JSON Patch (an edit's diff) as removed and added lines, coloured like a unified diff. */
+export function PatchView({ original, ops }: { original: unknown; ops: readonly PatchOp[] }) {
+  if (ops.length === 0) return <p className="muted">no change</p>;
+  return (
+    <pre className="diff" data-testid="arguments-diff">
+      {patchLines(original, ops).map((line, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a patch's lines have no identity but their place.
+        <span key={index} className={`diff-${line.kind}`} data-kind={line.kind}>
+          {line.text}
+          {'\n'}
+        </span>
+      ))}
     </pre>
   );
 }

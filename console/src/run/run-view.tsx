@@ -6,6 +6,7 @@ import { RunQuery } from '../api/documents';
 import type { Me } from '../auth/session';
 import type { RunViewQuery } from '../gql/graphql';
 import { elapsed, formatDuration } from '../logic/time';
+import { callHref } from '../route';
 import { ContentPart } from './content-part';
 import { collapseDeep, jsonStyles } from './json';
 import { type JournalEntry, useJournal } from './use-journal';
@@ -46,6 +47,16 @@ function CallRow({ call }: { call: Call }) {
         <dd>{call.attempts}</dd>
       </dl>
       {call.policyReason && <p className="policy">{call.policyReason}</p>}
+      {call.replacedBy && (
+        <p data-testid="replaced-by">
+          Edited before approval; ran as <a href={callHref(call.replacedBy.id)}>{call.replacedBy.id}</a>
+        </p>
+      )}
+      {call.replaces && (
+        <p data-testid="replaces">
+          Edited from <a href={callHref(call.replaces.id)}>{call.replaces.id}</a>
+        </p>
+      )}
       {decision && (
         <p className={`decision ${decision.approved ? 'approved' : 'denied'}`} data-testid="decision">
           {decision.approved ? 'Approved' : 'Denied'} by <strong>{decision.decidedBy}</strong> at{' '}
