@@ -204,6 +204,62 @@ export class Api {
     return { id: call.id, runId, argumentsHash: call.approvalRequest!.argumentsHash };
   }
 
+  /** A policy rule (PolicyRuleInput), for tests that need more than the shared test policy. */
+  async rule(input: Record<string, unknown>): Promise<string> {
+    const data = await this.must(
+      'mutation($input: PolicyRuleInput!) { setPolicyRule(input: $input) { id } }',
+      {
+        input,
+      },
+    );
+    return data.setPolicyRule.id;
+  }
+
+  /**
+   * One model turn of `runId` (an OpenAI chat response submitted as the run's agent would) making
+   * these calls in order; returns the turn's id and its calls.
+   */
+  async turn(runId: string, calls: Array<{ name: string; arguments: Record<string, unknown> }>) {
+    const response = {
+      id: `chatcmpl-${runId}-${calls.length}-${Date.now()}`,
+      object: 'chat.completion',
+      created: 1764665845,
+      model: 'browser-test',
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: '',
+            tool_calls: calls.map((call, index) => ({
+              index,
+              id: `call_${index}_${runId}`,
+              type: 'function',
+              function: { name: call.name.replace(/\./g, '_'), arguments: JSON.stringify(call.arguments) },
+            })),
+          },
+          finish_reason: 'tool_calls',
+        },
+      ],
+    };
+    const data = await this.must(
+      `mutation($runId: ID!, $response: JSON!) {
+        submitModelResponse(runId: $runId, provider: OPENAI_CHAT, response: $response) {
+          turn { id } toolCalls { id status turnId approvalRequest { argumentsHash } } } }`,
+      { runId, response },
+    );
+    const submitted = data.submitModelResponse as {
+      turn: { id: string };
+      toolCalls: Array<{
+        id: string;
+        status: string;
+        turnId: string;
+        approvalRequest: { argumentsHash: string };
+      }>;
+    };
+    return { turnId: submitted.toolCalls[0]!.turnId, calls: submitted.toolCalls };
+  }
+
   async approve(callId: string, reason: string): Promise<void> {
     await this.must('mutation($id: ID!, $r: String) { approveToolCall(id: $id, reason: $r) { id } }', {
       id: callId,
@@ -214,6 +270,17 @@ export class Api {
   async status(callId: string): Promise<string> {
     return (await this.must('query($id: ID!) { toolCall(id: $id) { status } }', { id: callId })).toolCall
       .status;
+  }
+
+  /** Waits until the call has `status` (a dispatched call runs after the decision's answer). */
+  async untilStatus(callId: string, status: string): Promise<void> {
+    const deadline = Date.now() + UI_TIMEOUT;
+    let seen = await this.status(callId);
+    while (seen !== status) {
+      if (Date.now() > deadline) throw new Error(`call ${callId} is ${seen}, not ${status}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      seen = await this.status(callId);
+    }
   }
 }
 
