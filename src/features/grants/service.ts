@@ -74,21 +74,25 @@ export class GrantService {
   }
 
   /** The grant an approval carries, saved in the approval's transaction (an ALWAYS grant with its rule). */
-  async create(tx: Tx, call: ToolCallRow, request: GrantRequest, principal: Principal): Promise<void> {
+  async create(tx: Tx, call: ToolCallRow, request: GrantRequest, principal: Principal): Promise<GrantRow> {
     const [run] = await tx.select().from(runs).where(eq(runs.id, call.runId)).limit(1);
     const plan = this.plan(request.scope, call, run!, request, principal);
     const rule = plan.rule ? await this.policy.set(plan.rule, principal, tx) : null;
-    await tx.insert(grants).values({
-      scope: request.scope,
-      toolName: plan.toolName,
-      conditions: plan.conditions,
-      runId: plan.runId,
-      userId: plan.userId,
-      profileId: plan.profileId,
-      ruleId: rule?.id ?? null,
-      sourceCallId: call.id,
-      createdBy: actorOf(principal),
-    });
+    const [grant] = await tx
+      .insert(grants)
+      .values({
+        scope: request.scope,
+        toolName: plan.toolName,
+        conditions: plan.conditions,
+        runId: plan.runId,
+        userId: plan.userId,
+        profileId: plan.profileId,
+        ruleId: rule?.id ?? null,
+        sourceCallId: call.id,
+        createdBy: actorOf(principal),
+      })
+      .returning();
+    return grant!;
   }
 
   /** The oldest active RUN grant of the run that covers this call; read under the run's row lock. */
