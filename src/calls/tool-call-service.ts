@@ -420,6 +420,11 @@ export class ToolCallService {
     if (approved) {
       const run = await this.runs.get(current.runId);
       assertMayApprove(principal, run?.userId ?? null, current.selfApprovalForbidden);
+      // Refused on every approval of a quorum call, not only the one that completes it.
+      if (current.approvalsRequired > 1 && grantRequestOf(parsed))
+        throw badInput(
+          `call ${current.id} needs ${current.approvalsRequired} approvals, so one person's approval grants nothing beyond it: use scope ONCE`,
+        );
     }
     const decided = await recordApproval(
       this.db,

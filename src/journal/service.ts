@@ -39,6 +39,8 @@ const queueEvents = new Set<JournalEventType>([
   'tool_call_denied',
   'tool_call_expired',
   'tool_call_cancelled',
+  // An edited call leaves the queue; its replacement enters it only if it still awaits approvals.
+  'tool_call_edited',
 ]);
 
 /**

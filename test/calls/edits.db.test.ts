@@ -3,6 +3,7 @@ import type { Services } from '../../src/app/services.js';
 import type { RunRow } from '../../src/calls/run-service.js';
 import { runTest } from '../support/fixtures.js';
 import { admin, agent, approver, eventTypes, waitFor } from '../support/lifecycle.js';
+import { take } from '../support/people.js';
 
 /** `run` may call every test tool; test.echo needs a person's approval and never echoes under secret/. */
 const test = runTest.extend<{ run: RunRow }>({
@@ -157,6 +158,27 @@ describe('approve with edits', () => {
       approver,
     );
     expect(approved).toMatchObject({ id: held.id, status: 'APPROVED', edit: null });
+  });
+
+  test('the edited call leaves the approval queue', async ({ services, run }) => {
+    const held = await echo(services, run.id, 'drafts/a.md');
+    const queue = services.journal.approvalQueueEvents(approver, null)[Symbol.asyncIterator]();
+    try {
+      expect((await take(queue, 2)).map((e) => [e.kind, e.call?.id ?? null])).toEqual([
+        ['ENTERED', held.id],
+        ['SNAPSHOT_END', null],
+      ]);
+      await services.calls.approve(held.id, { editedArguments: { text: 'drafts/b.md' } }, approver);
+      const [left] = await take(queue, 1);
+      expect([left!.kind, left!.call!.id, left!.call!.status, left!.pending]).toEqual([
+        'LEFT',
+        held.id,
+        'EDITED',
+        0,
+      ]);
+    } finally {
+      await queue.return?.();
+    }
   });
 
   test('a call already decided cannot be edited: CONFLICT', async ({ services, run }) => {

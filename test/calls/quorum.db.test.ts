@@ -134,6 +134,17 @@ describe('quorum and separation of duties', () => {
     ]);
   });
 
+  test('an approval below the quorum with a grant scope is BAD_USER_INPUT and not recorded', async ({
+    services,
+    run,
+  }) => {
+    const held = await echo(services, run.id);
+    await expect(services.calls.approve(held.id, { scope: 'RUN' }, approver)).rejects.toMatchObject({
+      code: 'BAD_USER_INPUT',
+    });
+    expect((await services.calls.get(held.id))!.approvals).toEqual([]);
+  });
+
   test('one denial ends it, whatever approvals it had', async ({ services, run }) => {
     const held = await echo(services, run.id);
     await services.calls.approve(held.id, {}, approver);
