@@ -360,8 +360,21 @@ describe('resolvePolicy precedence table', () => {
       maxOutputTokens: 1000,
       timeoutMs: 5000,
       approvalTimeoutMs: 60000,
+      approvals: null,
+      forbidSelfApproval: null,
     });
     expect(view!.remainingCalls).toBe(3);
+  });
+
+  it('takes the most approvers and any ban on self-approval of the tool and every granting rule', () => {
+    const none = { maxCalls: null, maxOutputTokens: null, timeoutMs: null, approvalTimeoutMs: null };
+    const t = tool('x.y', { budget: { ...none, approvals: 2 } });
+    const rules = [
+      rule('PROFILE', 'p1', '*', 'ALLOW', { budget: { ...none, approvals: 3 } }),
+      rule('PLAN_NODE', 'n1', 'x.*', 'ASK', { budget: { ...none, approvals: 1, forbidSelfApproval: true } }),
+    ];
+    const [view] = resolvePolicy([t], rules, ctx);
+    expect(view!.budget).toMatchObject({ approvals: 3, forbidSelfApproval: true });
   });
 
   it('counts remaining calls against the tool, per-tool and run limits', () => {
