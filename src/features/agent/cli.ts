@@ -143,7 +143,7 @@ async function watch(
   begin: () => Promise<void>,
 ): Promise<number> {
   const text = new TextLines((line) => io.out(line));
-  const output = services.agentOutput.stream(runId);
+  const output = services.agentOutput.stream(runId, 0);
   const events = services.journal.stream({ runId, callId: null }, 0n);
   const names = new Map<string, string>();
   const printOutput = (async () => {

@@ -23,7 +23,7 @@ const AgentStopReasonEnum = builder.enumType('AgentStopReason', {
 });
 const ModelOutputKindEnum = builder.enumType('ModelOutputKind', {
   description:
-    'ROUND_STARTED: a request went out. TEXT: a piece of the answer. TOOL_CALL_START: the model began a call. RETRY: the attempt failed and is retried (what streamed of it is void). ROUND_FINISHED: the turn is stored.',
+    'JOINED: the subscription is live (round: the rounds so far). ROUND_STARTED: a request went out. TEXT: a piece of the answer. TOOL_CALL_START: the model began a call. RETRY: the attempt failed and is retried (what streamed of it is void). ROUND_FINISHED: the turn is stored.',
   values: modelOutputKinds,
 });
 
@@ -83,7 +83,7 @@ const AgentRunType = builder.objectRef<AgentJobRow>('AgentRun').implement({
       type: AgentStopReasonEnum,
       nullable: true,
       description: 'Why it stopped; null while it runs.',
-      resolve: (job) => (job.stopReason ? (job.stopReason.toUpperCase() as never) : null),
+      resolve: (job) => job.stopReason,
     }),
     connection: t.exposeString('connection', { description: 'The model connection it calls.' }),
     presetName: t.exposeString('presetName', {
@@ -202,7 +202,8 @@ builder.subscriptionFields((t) => ({
     subscribe: async (_root, args, ctx) => {
       const runId = String(args.runId);
       await ctx.services.journal.authorize(ctx.principal!, { runId, callId: null });
-      return ctx.services.agentOutput.stream(runId);
+      const job = await ctx.services.agentRuns.get(runId, ctx.principal!);
+      return ctx.services.agentOutput.stream(runId, job?.round ?? 0);
     },
     resolve: (event: ModelOutputEvent) => event,
   }),

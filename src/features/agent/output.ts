@@ -2,6 +2,7 @@ import { Repeater } from 'graphql-yoga';
 import type { ModelDelta } from '../models/index.js';
 
 export const modelOutputKinds = [
+  'JOINED',
   'ROUND_STARTED',
   'TEXT',
   'TOOL_CALL_START',
@@ -109,8 +110,10 @@ export class ModelOutputHub {
     return count;
   }
 
-  stream(runId: string): Repeater<ModelOutputEvent> {
+  /** Live events of the run, after a JOINED event naming the round the loop is on (0 before its first). */
+  stream(runId: string, round: number): Repeater<ModelOutputEvent> {
     return new Repeater<ModelOutputEvent>(async (push, stop) => {
+      void push({ ...blank, runId, round, kind: 'JOINED' });
       const listener: Listener = (event) => void push(event);
       let set = this.listeners.get(runId);
       if (!set) {

@@ -38,15 +38,10 @@ export class AgentRunService {
    */
   async start(raw: StartAgentRunInput | unknown, principal: Principal): Promise<AgentJobRow> {
     const input = parseInput(startAgentRunInputSchema, raw);
+    // A run the caller may not read is NOT_FOUND before anything else is said about it.
+    const existing = input.runId ? await this.undrivenRun(input.runId, principal) : null;
     await this.connections.require(input.connection);
-    let run: RunRow;
-    if (input.runId) {
-      const found = await this.runs.get(input.runId, principal);
-      if (!found) throw notFound(`no run ${input.runId}`);
-      run = found;
-    } else {
-      run = await this.runs.create(input.run, principal);
-    }
+    const run = existing ?? (await this.runs.create(input.run, principal));
     const job = await this.db.transaction(async (tx) => {
       const locked = await this.runs.lock(tx, run.id);
       if (locked.status !== 'RUNNING')
@@ -88,6 +83,17 @@ export class AgentRunService {
     });
     this.kick(job.runId);
     return job;
+  }
+
+  private async undrivenRun(runId: string, principal: Principal): Promise<RunRow> {
+    const run = await this.runs.get(runId, principal);
+    if (!run) throw notFound(`no run ${runId}`);
+    const [driven] = await this.db
+      .select({ runId: agentJobs.runId })
+      .from(agentJobs)
+      .where(eq(agentJobs.runId, run.id));
+    if (driven) throw conflict(`run ${run.id} already has an agent loop`, { runId: run.id });
+    return run;
   }
 
   /** The loop of a run the principal may read; null when there is none (or the run is not theirs). */
