@@ -99,6 +99,25 @@ describe('one-time signed links', () => {
     ]);
   });
 
+  test('approving with edits through the link uses it up like any decision', async ({
+    services,
+    run,
+    receiver,
+    gql,
+    tokens,
+  }) => {
+    const { call, token } = await notifiedCall(services, run, receiver);
+    const EDIT = `mutation($id: ID!, $link: String, $args: JSON) {
+      approveToolCall(id: $id, link: $link, editedArguments: $args) { status }
+    }`;
+    const edited = await gql(EDIT, { id: call.id, link: token, args: { text: 'edited' } }, tokens.APPROVER);
+    expect(edited.errors).toBeUndefined();
+    expect(edited.data!.approveToolCall.status).toBe('EDITED');
+    expect((await gql(LINK, { token }, tokens.APPROVER)).data!.approvalLink.usedAt).toEqual(
+      expect.any(String),
+    );
+  });
+
   test('the first decision from any channel wins: after a console decision the link decides nothing and stays unused', async ({
     services,
     run,
