@@ -2,5 +2,4 @@
 export { notificationCommands } from './cli.js';
 export { ApprovalLinks, DEFAULT_LINK_TTL_MS } from './links.js';
 export { defaultNotifierOptions, Notifier, type NotifierOptions } from './notifier.js';
-export { DEFAULT_NOTIFICATION_RETRY, type RetryPolicy as NotificationRetryPolicy } from './rules/backoff.js';
 export { NotificationService } from './service.js';
