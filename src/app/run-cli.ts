@@ -3,8 +3,11 @@ import { mcpCommands } from '../bridge/mcp/index.js';
 import { runDefaultsCommands } from '../calls/cli.js';
 import { type CliIo, type Command, UsageError } from '../cli/command.js';
 import { DomainError } from '../core/errors.js';
+import { agentCommands } from '../features/agent/index.js';
 import { chatCommands } from '../features/chat/index.js';
+import { grantCommands } from '../features/grants/index.js';
 import { modelConnectionCommands } from '../features/models/index.js';
+import { notificationCommands } from '../features/notifications/index.js';
 import { skillCommands } from '../features/skill/index.js';
 import { tokenCommands } from '../features/tokens/index.js';
 import { workspaceCommands } from '../features/workspace/index.js';
@@ -24,6 +27,9 @@ const commands: Command<Services>[] = [
   ...worldInfoCommands,
   ...mcpCommands,
   ...modelConnectionCommands,
+  ...grantCommands,
+  ...notificationCommands,
+  ...agentCommands,
 ];
 
 function help(io: CliIo, command?: Command<Services>): void {

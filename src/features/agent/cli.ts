@@ -162,7 +162,9 @@ async function watch(
       text.flush();
       const name = String(event.payload.name);
       names.set(event.callId, name);
-      io.out(`→ ${name} ${JSON.stringify(event.payload.arguments ?? {})}`);
+      // The journal keeps a summary of the arguments (a string, cut when long).
+      const args = event.payload.arguments;
+      io.out(`→ ${name} ${typeof args === 'string' ? args : JSON.stringify(args ?? {})}`);
     }
     const status = callStatusEvents[event.type];
     if (status && event.callId) {
