@@ -64,6 +64,23 @@ describe.skipIf(skipBrowserTests)('deciding in the console: edit, feedback, quor
     );
   });
 
+  test('an edit in one console takes the card out of another console watching the same queue', async ({
+    api,
+    consoles,
+  }) => {
+    const editor = await api.token('ed', 'APPROVER', ['edit-two']);
+    const watcher = await api.token('wes', 'APPROVER', ['edit-two']);
+    const call = await api.pendingCall('edit-two', 'before');
+    const editorPage = await consoles.open(editor);
+    const watcherPage = await consoles.open(watcher);
+    await Promise.all([waitForCards(editorPage, [call.id]), waitForCards(watcherPage, [call.id])]);
+    await card(editorPage, call.id).locator('[data-testid=edit]').click();
+    await card(editorPage, call.id).locator('[data-testid=edit-arguments]').fill('{ "text": "after" }');
+    await card(editorPage, call.id).locator('[data-testid=approve-edited]').click();
+    await waitForCards(watcherPage, []);
+    expect(await api.status(call.id)).toBe('EDITED');
+  });
+
   test('text that is not a JSON object cannot be sent as an edit; the form says why', async ({
     api,
     consoles,
