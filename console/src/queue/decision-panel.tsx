@@ -116,8 +116,9 @@ export function DecisionPanel({
   };
 
   const handle = useRef<CardHandle>({ decide: async () => {}, focusReason: () => {} });
+  // While editing, approving means the edited arguments: only the form's own button sends them.
   handle.current.decide = (approved) =>
-    approved ? (approvedAlready ? Promise.resolve() : approveCall()) : denyCall();
+    approved ? (approvedAlready || editing ? Promise.resolve() : approveCall()) : denyCall();
   handle.current.focusReason = () => reasonInput.current?.focus();
   useEffect(() => {
     if (!register) return;
@@ -144,7 +145,7 @@ export function DecisionPanel({
           value={reason}
           onChange={(e) => setReason(e.target.value)}
           onKeyDown={(e) => {
-            if (e.key === 'Enter' && !approvedAlready) void approveCall();
+            if (e.key === 'Enter' && !approvedAlready && !editing) void approveCall();
             if (e.key === 'Escape') e.currentTarget.blur();
           }}
         />
