@@ -34,6 +34,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly modelRequests = new Counter({
+    name: 'ats_model_requests_total',
+    help: "The agent loop's model requests in this process, by connection, wire format and outcome (ok, failed after its retries, cancelled).",
+    labelNames: ['connection', 'format', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly journalLag = new Histogram({
     name: 'ats_journal_lag_seconds',
     help: "From an event's time in the journal to its delivery to this process's subscribers.",

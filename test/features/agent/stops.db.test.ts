@@ -27,6 +27,9 @@ describe('the loop stops, each time journaling why', () => {
     const { runId } = await startLoop(services);
     const job = await stoppedLoop(services, runId);
     expect([job.stopReason, job.round]).toEqual(['no_calls', 1]);
+    expect(await services.metrics.registry.getSingleMetricAsString('ats_model_requests_total')).toContain(
+      'ats_model_requests_total{connection="fake",format="OPENAI_CHAT",outcome="ok"} 1',
+    );
     expect((await services.runs.get(runId))!.status).toBe('COMPLETED');
     expect(await loopEvents(services, runId)).toEqual([
       'run_started',
