@@ -283,7 +283,10 @@ describe('the agent run prompt', () => {
   test('comes last, whole, as its own block, and stays when the total budget drops the rest', () => {
     const prompt = 'Write a summary of chapter 3 into output/summary.md.';
     const components = [{ kind: 'WORLD_INFO', tokenBudget: 100 }];
-    const frame = assembleFrame(preset({ totalBudget: countTokens(prompt), components }), sources({ prompt }));
+    const frame = assembleFrame(
+      preset({ totalBudget: countTokens(prompt), components }),
+      sources({ prompt }),
+    );
     expect(frame.components.map((c) => [c.kind, c.source, c.content, c.required])).toEqual([
       ['PROMPT', 'run:r1', prompt, true],
     ]);
