@@ -13,7 +13,7 @@ type Data = Record<string, { id: string; status: string } | null>;
  * the server's own process, a reused socket can meet the server's keep-alive timeout closing it.
  */
 export function httpClient(endpoint: string, secret: string, options: { keepAlive?: boolean } = {}) {
-  const connection = options.keepAlive === false ? { connection: 'close' } : {};
+  const connection: Record<string, string> = options.keepAlive === false ? { connection: 'close' } : {};
   return async (query: string, variables: Record<string, unknown> = {}): Promise<Data> => {
     const response = await fetch(endpoint, {
       method: 'POST',
