@@ -23,6 +23,7 @@ export async function bootstrap(
     workspace: config.workspace,
     tokenCheckMs: config.tokenCheckMs,
     approvalExpiryWarningMs: config.approvalExpiryWarningMs,
+    linkSecret: config.linkSecret,
   });
   if (config.adminToken) await services.tokens.ensureAdminToken(config.adminToken);
   return services;

@@ -61,6 +61,11 @@ const configSchema = z.object({
     .or(z.literal('').transform(() => undefined)),
   OTEL_SERVICE_NAME: z.string().min(1).default('agent-tool-system'),
   DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  LINK_SECRET: z
+    .string()
+    .min(32, 'must be at least 32 characters')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
   ALLOWED_ORIGINS: z
     .string()
     .default('')
@@ -119,6 +124,8 @@ export type Config = {
   tracing: { endpoint: string; serviceName: string } | null;
   /** At SIGTERM, how long running calls may take to finish before their leases are released. */
   drainTimeoutMs: number;
+  /** Signs one-time approval links; unset: a key generated once and kept in the database. */
+  linkSecret: string | undefined;
 };
 
 export class ConfigError extends Error {
@@ -172,5 +179,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metrics: { token: c.METRICS_TOKEN, port: c.METRICS_PORT },
     tracing: tracingFrom(c.TRACING, c.OTEL_EXPORTER_OTLP_ENDPOINT, c.OTEL_SERVICE_NAME),
     drainTimeoutMs: c.DRAIN_TIMEOUT_MS,
+    linkSecret: c.LINK_SECRET,
   };
 }

@@ -16,6 +16,7 @@ import {
   McpServerService,
 } from '../bridge/mcp/index.js';
 import { ToolAvailability } from '../calls/availability.js';
+import { ApprovalBatchService } from '../calls/batches.js';
 import { BuiltInExecutor } from '../calls/built-in-executor.js';
 import { Dispatcher, type DispatcherOptions, defaultDispatcherOptions } from '../calls/dispatcher.js';
 import { PolicyService } from '../calls/policy-service.js';
@@ -27,13 +28,23 @@ import type { BuiltInTool, ToolExecutor } from '../calls/tool-contract.js';
 import type { Logger } from '../core/logger.js';
 import { countTokens } from '../core/tokens.js';
 import type { Database } from '../db/client.js';
+import { AgentLoop, AgentRunService, ModelOutputHub } from '../features/agent/index.js';
 import { ChatService, chatTools } from '../features/chat/index.js';
+import { GrantService } from '../features/grants/index.js';
 import {
   DEFAULT_RETRY_POLICY,
   ModelConnectionService,
   ProviderClient,
   type RetryPolicy,
 } from '../features/models/index.js';
+import {
+  ApprovalLinks,
+  DEFAULT_LINK_TTL_MS,
+  defaultNotifierOptions,
+  NotificationService,
+  Notifier,
+  type NotifierOptions,
+} from '../features/notifications/index.js';
 import {
   CallMetrics,
   Metrics,
@@ -73,6 +84,10 @@ export interface Services {
   /** Per-profile run limits admins set; agents may only tighten them. */
   runDefaults: ProfileRunDefaultsService;
   calls: ToolCallService;
+  /** A model turn's calls that need approval, decided together. */
+  batches: ApprovalBatchService;
+  /** Scoped grants: RUN and ALWAYS approvals, listed and revoked. */
+  grants: GrantService;
   bus: JournalBus;
   journal: JournalService;
   dispatcher: Dispatcher;
@@ -92,6 +107,14 @@ export interface Services {
   /** Model connections (admin) and the one HTTP client that calls them. */
   modelConnections: ModelConnectionService;
   providerClient: ProviderClient;
+  /** Notification targets (admin), the delivery log and one-time approval links. */
+  notifications: NotificationService;
+  /** Sends notifications from the journal: durable, retried, once across processes. */
+  notifier: Notifier;
+  /** Agent loops the server drives (startAgentRun), the driver, and their live model output. */
+  agentRuns: AgentRunService;
+  agentLoop: AgentLoop;
+  agentOutput: ModelOutputHub;
   /** Registers the built-in tools and starts the journal bus, the extension bridge, the dispatcher and the MCP connections. */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -115,6 +138,12 @@ export interface ServiceOptions {
   modelRetry?: Partial<RetryPolicy>;
   /** How long before a pending call expires its `tool_call_expiring` event fires (APPROVAL_EXPIRY_WARNING_MS). */
   approvalExpiryWarningMs?: number;
+  /** Notification sending: retries, timeouts, poll (tests shorten them and step the clock). */
+  notifications?: Partial<NotifierOptions>;
+  /** LINK_SECRET: signs approval links; without it the server keeps a generated key in the database. */
+  linkSecret?: string;
+  /** How long a link to a call with no approval deadline stays valid. */
+  linkTtlMs?: number;
 }
 
 /**
@@ -189,8 +218,43 @@ export function createServices(database: Database, logger: Logger, options: Serv
     ...options.dispatcher,
   });
   calls.onDispatch((callId) => dispatcher.dispatch(callId));
-  const context = new ContextService(db, runs, chats, worldInfo, workspaces);
+  const batches = new ApprovalBatchService(db, runs, calls);
+  const grants = new GrantService(db, calls, runs, policy, checkWorkspacePath);
+  // The lifecycle saves and reads grants through this port; it does not know the feature.
+  calls.useGrants(grants);
+  const notifierOptions = { ...defaultNotifierOptions, ...options.notifications };
+  const approvalLinks = new ApprovalLinks(db, {
+    secret: options.linkSecret,
+    ttlMs: options.linkTtlMs ?? DEFAULT_LINK_TTL_MS,
+    now: notifierOptions.now,
+  });
+  const notifications = new NotificationService(db, approvalLinks, calls);
+  const notifier = new Notifier(db, approvalLinks, bus, logger, notifierOptions);
+  calls.onDecision((tx, call, input, principal) => notifications.onDecision(tx, call, input, principal));
+  const modelConnections = new ModelConnectionService(db);
+  const agentRuns = new AgentRunService(db, runs, modelConnections);
+  const context = new ContextService(db, runs, chats, worldInfo, workspaces, agentRuns);
+  const models = new ModelService(db, runs, policy, calls, context);
+  const providerClient = new ProviderClient(logger, { ...DEFAULT_RETRY_POLICY, ...options.modelRetry });
+  const agentOutput = new ModelOutputHub();
   const metrics = new Metrics();
+  const dispatcherOptions = { ...defaultDispatcherOptions, ...options.dispatcher };
+  const agentLoop = new AgentLoop(
+    {
+      db,
+      runs,
+      models,
+      connections: modelConnections,
+      client: providerClient,
+      bus,
+      output: agentOutput,
+      logger,
+      onModelRequest: (connection, outcome) =>
+        metrics.modelRequests.inc({ connection: connection.name, format: connection.wireFormat, outcome }),
+    },
+    { leaseMs: dispatcherOptions.leaseMs, pollMs: dispatcherOptions.pollMs },
+  );
+  agentRuns.onStart((runId) => void agentLoop.kick(runId));
   const callMetrics = new CallMetrics(db, metrics, logger);
   registerServiceGauges(metrics, {
     db,
@@ -208,6 +272,8 @@ export function createServices(database: Database, logger: Logger, options: Serv
     runs,
     runDefaults,
     calls,
+    batches,
+    grants,
     bus,
     journal: new JournalService(db, bus, runs, calls),
     dispatcher,
@@ -217,13 +283,18 @@ export function createServices(database: Database, logger: Logger, options: Serv
     skills,
     worldInfo,
     context,
-    models: new ModelService(db, runs, policy, calls, context),
+    models,
     extensions,
     mcpServers,
     mcpConnections,
     metrics,
-    modelConnections: new ModelConnectionService(db),
-    providerClient: new ProviderClient(logger, { ...DEFAULT_RETRY_POLICY, ...options.modelRetry }),
+    modelConnections,
+    providerClient,
+    notifications,
+    notifier,
+    agentRuns,
+    agentLoop,
+    agentOutput,
     async start() {
       // Building the tokenizer blocks the event loop for about a second; doing it now keeps that
       // pause out of the first tool call, where it would stall lease renewal.
@@ -231,16 +302,20 @@ export function createServices(database: Database, logger: Logger, options: Serv
       for (const tool of builtIns.definitions) await registry.upsertBuiltIn(tool.spec);
       unsubscribeMetrics = bus.subscribe((events) => callMetrics.onEvents(events));
       await bus.start();
+      await notifier.start();
       await extensions.start();
       dispatcher.start();
       await mcpConnections.start();
+      agentLoop.start();
       tokenWatch.start();
     },
     async stop() {
       tokenWatch.stop();
+      await agentLoop.stop();
       await dispatcher.stop();
       await extensions.stop();
       await mcpConnections.stop();
+      await notifier.stop();
       await bus.stop();
       unsubscribeMetrics();
     },

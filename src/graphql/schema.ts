@@ -8,6 +8,8 @@ import '../features/tokens/graphql.js';
 import '../calls/graphql/tool-result.js';
 import '../calls/graphql/run.js';
 import '../calls/graphql/tool-call.js';
+import '../calls/graphql/approval-fields.js';
+import '../calls/graphql/approval-batch.js';
 import '../calls/graphql/approval-queue.js';
 import '../journal/graphql.js';
 import '../calls/graphql/resource.js';
@@ -20,6 +22,9 @@ import '../model/context/graphql.js';
 import '../bridge/extension/graphql.js';
 import '../bridge/mcp/graphql.js';
 import '../features/models/graphql.js';
+import '../features/grants/graphql.js';
+import '../features/notifications/graphql.js';
+import '../features/agent/graphql.js';
 
 export const schema = builder.toSchema();
 

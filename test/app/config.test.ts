@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       MAX_SUBSCRIPTIONS_PER_TOKEN: '5',
       ALLOWED_ORIGINS: 'https://dash.example,http://localhost:5173',
       APPROVAL_EXPIRY_WARNING_MS: '5000',
+      LINK_SECRET: 'a-link-signing-secret-of-32-chars!',
     });
     expect(config).toEqual({
       port: 8080,
@@ -60,7 +61,12 @@ describe('loadConfig', () => {
       metrics: { token: undefined, port: undefined },
       tracing: null,
       drainTimeoutMs: 10_000,
+      linkSecret: 'a-link-signing-secret-of-32-chars!',
     });
+  });
+
+  it('refuses a LINK_SECRET shorter than 32 characters, naming it', () => {
+    expect(() => loadConfig({ LINK_SECRET: 'short' })).toThrow(/LINK_SECRET: must be at least 32 characters/);
   });
 
   it('treats empty optional variables as unset', () => {

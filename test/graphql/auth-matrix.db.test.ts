@@ -134,7 +134,36 @@ const operations: Operation[] = [
     document: 'mutation { removeModelConnection(name: "nope") }',
     allowed: ['ADMIN'],
   },
+  { field: 'notificationTargets', document: '{ notificationTargets { id } }', allowed: ['ADMIN'] },
+  { field: 'notificationDeliveries', document: '{ notificationDeliveries { id } }', allowed: ['ADMIN'] },
+  {
+    field: 'approvalLink',
+    document: '{ approvalLink(token: "nope") { usedAt } }',
+    allowed: ['ADMIN', 'APPROVER'],
+  },
+  {
+    field: 'createNotificationTarget',
+    document:
+      'mutation { createNotificationTarget(input: { name: "n", kind: WEBHOOK, url: "http://127.0.0.1:9/h", events: [CALL_DECIDED] }) { id } }',
+    allowed: ['ADMIN'],
+  },
+  {
+    field: 'updateNotificationTarget',
+    document: `mutation { updateNotificationTarget(id: "${NIL}", input: { enabled: false }) { id } }`,
+    allowed: ['ADMIN'],
+  },
+  {
+    field: 'deleteNotificationTarget',
+    document: `mutation { deleteNotificationTarget(id: "${NIL}") { id } }`,
+    allowed: ['ADMIN'],
+  },
   { field: 'run', document: `{ run(id: "${NIL}") { id } }`, allowed: READERS },
+  { field: 'agentRun', document: `{ agentRun(runId: "${NIL}") { status } }`, allowed: READERS },
+  {
+    field: 'startAgentRun',
+    document: `mutation { startAgentRun(input: { runId: "${NIL}", connection: "none", prompt: "p" }) { status } }`,
+    allowed: AGENTS,
+  },
   { field: 'runs', document: '{ runs { edges { node { id } } } }', allowed: READERS },
   { field: 'toolCall', document: `{ toolCall(id: "${NIL}") { id } }`, allowed: READERS },
   { field: 'pendingApprovals', document: '{ pendingApprovals { edges { node { id } } } }', allowed: PEOPLE },
@@ -156,6 +185,23 @@ const operations: Operation[] = [
   {
     field: 'denyToolCall',
     document: `mutation { denyToolCall(id: "${NIL}") { id } }`,
+    allowed: ['ADMIN', 'APPROVER'],
+  },
+  { field: 'approvalBatch', document: `{ approvalBatch(turnId: "${NIL}") { turnId } }`, allowed: PEOPLE },
+  {
+    field: 'decideApprovalBatch',
+    document: `mutation { decideApprovalBatch(turnId: "${NIL}", input: { all: APPROVE }) { conflicts { callId } } }`,
+    allowed: ['ADMIN', 'APPROVER'],
+  },
+  {
+    field: 'grantPreview',
+    document: `{ grantPreview(callId: "${NIL}", scope: RUN) { summary } }`,
+    allowed: ['ADMIN', 'APPROVER'],
+  },
+  { field: 'grants', document: '{ grants { id } }', allowed: PEOPLE },
+  {
+    field: 'revokeGrant',
+    document: `mutation { revokeGrant(id: "${NIL}") { id } }`,
     allowed: ['ADMIN', 'APPROVER'],
   },
   {
@@ -310,6 +356,13 @@ const operations: Operation[] = [
   {
     field: 'journalEvents',
     document: 'subscription { journalEvents { seq } }',
+    allowed: JOURNAL,
+    subscription: true,
+  },
+  // An agent must name one of its own runs, like journalEvents.
+  {
+    field: 'modelOutput',
+    document: `subscription { modelOutput(runId: "${NIL}") { kind } }`,
     allowed: JOURNAL,
     subscription: true,
   },

@@ -1,5 +1,6 @@
 import { describe, expect } from 'vitest';
 import type { Services } from '../../src/app/services.js';
+import { agentJobs } from '../../src/features/agent/tables.js';
 import { schema } from '../../src/graphql/schema.js';
 import type { Yoga } from '../../src/graphql/yoga.js';
 import { readChat, readFixture } from '../support/chat.js';
@@ -41,6 +42,12 @@ interface World {
   chatId: string;
   ruleId: string;
   lorebookId: string;
+  /** A RUN grant an admin made on Bob's run. */
+  grantId: string;
+  /** A one-time link to Bob's pending call, as a notification would carry it. */
+  linkToken: string;
+  /** A model turn of Bob's run whose one call awaits approval. */
+  turnId: string;
 }
 
 interface Operation {
@@ -325,6 +332,51 @@ const operations: Operation[] = [
     changes: true,
   },
   {
+    field: 'approvalBatch',
+    document: 'query($turnId: ID!) { approvalBatch(turnId: $turnId) { turnId calls { id } } }',
+    variables: (w) => ({ turnId: w.turnId }),
+    sees: (d, w) => has(d, w.turnId),
+    expect: approvalReaders,
+  },
+  {
+    field: 'decideApprovalBatch',
+    document:
+      'mutation($turnId: ID!) { decideApprovalBatch(turnId: $turnId, input: { all: APPROVE }) { decided { id } } }',
+    variables: (w) => ({ turnId: w.turnId }),
+    sees: noError,
+    expect: deciders,
+    changes: true,
+  },
+  {
+    field: 'grantPreview',
+    document: 'query($id: ID!) { grantPreview(callId: $id, scope: RUN) { runId } }',
+    variables: (w) => ({ id: w.pendingCallId }),
+    sees: (d, w) => has(d, w.runId),
+    expect: deciders,
+  },
+  {
+    field: 'approvalLink',
+    document: 'query($token: String!) { approvalLink(token: $token) { call { id } } }',
+    variables: (w) => ({ token: w.linkToken }),
+    sees: (d, w) => has(d, w.pendingCallId),
+    expect: deciders,
+  },
+  {
+    field: 'grants',
+    document: 'query($runId: ID) { grants(runId: $runId) { id } }',
+    variables: (w) => ({ runId: w.runId }),
+    sees: (d, w) => has(d, w.grantId),
+    expect: approvalReaders,
+  },
+  {
+    field: 'revokeGrant',
+    document: 'mutation($id: ID!) { revokeGrant(id: $id) { id } }',
+    variables: (w) => ({ id: w.grantId }),
+    sees: noError,
+    expect: deciders,
+    changes: true,
+  },
+  {
     field: 'recordWorldInfoActivation',
     document:
       'mutation($id: ID!) { recordWorldInfoActivation(input: { runId: $id, entries: [] }) { chatId } }',
@@ -396,6 +448,30 @@ const operations: Operation[] = [
     subscription: true,
   },
   {
+    field: 'modelOutput',
+    document: 'subscription($id: ID!) { modelOutput(runId: $id) { kind } }',
+    variables: (w) => ({ id: w.runId }),
+    sees: (d) => d.modelOutput != null,
+    expect: withRoles(runReaders, { AGENT_ALICE: 'FORBIDDEN', AGENT_BOB_OTHER: 'FORBIDDEN' }),
+    subscription: true,
+  },
+  {
+    field: 'agentRun',
+    document: 'query($id: ID!) { agentRun(runId: $id) { runId } }',
+    variables: (w) => ({ id: w.runId }),
+    sees: (d) => d.agentRun !== null,
+    expect: runReaders,
+  },
+  {
+    // Bob's run already has a loop: whoever may change the run learns so (CONFLICT).
+    field: 'startAgentRun',
+    document:
+      'mutation($id: ID!) { startAgentRun(input: { runId: $id, connection: "none", prompt: "p" }) { runId } }',
+    variables: (w) => ({ id: w.runId }),
+    sees: noError,
+    expect: runChangers,
+  },
+  {
     field: 'journalEvents',
     document: 'subscription($id: ID) { journalEvents(runId: $id, afterSeq: "0") { seq } }',
     variables: (w) => ({ id: w.runId }),
@@ -434,6 +510,11 @@ const roleOnly = [
   'modelConnection',
   'setModelConnection',
   'removeModelConnection',
+  'notificationTargets',
+  'notificationDeliveries',
+  'createNotificationTarget',
+  'updateNotificationTarget',
+  'deleteNotificationTarget',
   'extensionConnections',
   'extensionTools',
   'registerExtensionTools',
@@ -524,11 +605,31 @@ async function bobWorld(services: Services, gql: Gql, bobAgent: string): Promise
     );
   const pending = await request('test.echo', { text: `bob ${n}` });
   const done = await request('test.big', { chars: 40_000 + n });
+  const turn = await gql(
+    'mutation($id: ID!, $response: JSON!) { submitModelResponse(runId: $id, provider: OPENAI_CHAT, response: $response) { turn { id } } }',
+    { id: runId, response: modelTurn(`bob-turn-${n}`, `bob turn ${n}`) },
+    bobAgent,
+  );
+  const doneCall = (await services.calls.get(done.data!.requestToolCall.id))!;
+  const grant = await services.database.db.transaction((tx) =>
+    services.grants.create(tx, doneCall, { scope: 'RUN', conditions: [], profileId: null }, admin),
+  );
   await gql(
     'mutation($id: ID!, $chat: String) { recordWorldInfoActivation(input: { runId: $id, chatId: $chat, entries: [] }) { chatId } }',
     { id: runId, chat: chatId },
     bobAgent,
   );
+  // A loop that has stopped (none is driven here): enough for agentRun and startAgentRun to find.
+  await services.database.db.insert(agentJobs).values({
+    runId,
+    status: 'STOPPED',
+    phase: 'WAIT',
+    stopReason: 'cancelled',
+    connection: 'none',
+    prompt: 'p',
+    maxRounds: 1,
+    principal: admin,
+  });
   const book = await gql('mutation($json: String!) { importLorebook(input: { json: $json }) { id } }', {
     json: readFixture('sillytavern/worlds/Eldoria.json'),
   });
@@ -541,8 +642,41 @@ async function bobWorld(services: Services, gql: Gql, bobAgent: string): Promise
     chatId,
     ruleId: rule.id,
     lorebookId: book.data!.importLorebook.id,
+    grantId: grant.id,
+    linkToken: (
+      await services.notifications.links.issue(
+        services.database.db,
+        pending.data!.requestToolCall.id,
+        null,
+        null,
+      )
+    ).token,
+    turnId: turn.data!.submitModelResponse.turn.id,
   };
 }
+
+/** An OpenAI chat completion calling test.echo once. */
+const modelTurn = (id: string, text: string) => ({
+  id,
+  object: 'chat.completion',
+  choices: [
+    {
+      index: 0,
+      message: {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: 'call_bob',
+            type: 'function',
+            function: { name: 'test_echo', arguments: JSON.stringify({ text }) },
+          },
+        ],
+      },
+      finish_reason: 'tool_calls',
+    },
+  ],
+});
 
 const test = dbTest.extend<{ secrets: Record<Who, string>; bobAgent: string }>({
   secrets: async ({ services }, use) => {
