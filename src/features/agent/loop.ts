@@ -25,6 +25,9 @@ import { agentJobs, agentRounds } from './tables.js';
 
 export const LOOP_ACTOR = 'system:agent-loop';
 
+/** How often at most the sweep looks at a loop waiting for its calls. */
+const WAIT_RECHECK_MS = 30_000;
+
 export interface AgentLoopOptions {
   /** How long a claim holds before another process may take the run over. */
   leaseMs: number;
@@ -148,13 +151,23 @@ export class AgentLoop {
     if (this.sweeping || this.stopped) return this.sweeping ?? Promise.resolve();
     this.sweeping = (async () => {
       try {
+        const now = Date.now();
+        // A waiting job is woken by its calls' events; the sweep looks at it again only now and
+        // then, for an event no process was up to see.
+        const recheckBefore = new Date(now - Math.max(WAIT_RECHECK_MS, this.options.pollMs * 10));
         const free = await this.deps.db
           .select({ runId: agentJobs.runId })
           .from(agentJobs)
           .where(
             and(
               eq(agentJobs.status, 'RUNNING'),
-              or(isNull(agentJobs.leaseOwner), lt(agentJobs.leaseExpiresAt, new Date())),
+              or(
+                lt(agentJobs.leaseExpiresAt, new Date(now)),
+                and(
+                  isNull(agentJobs.leaseOwner),
+                  or(eq(agentJobs.phase, 'REQUEST'), lt(agentJobs.updatedAt, recheckBefore)),
+                ),
+              ),
             ),
           )
           .limit(100);
@@ -345,7 +358,8 @@ export class AgentLoop {
       );
     } catch (error) {
       if (!DomainError.is(error)) throw error;
-      if (error.code === 'CONFLICT') return 'again';
+      // The run ended meanwhile: the next step stops the loop with the run's reason.
+      if (error.code === 'CONFLICT' && error.details?.status) return 'again';
       await this.stopJob(job, 'system_failure', { message: error.message, code: error.code });
       return 'done';
     }
