@@ -152,4 +152,47 @@ describe('an agent loop whose process is killed', () => {
       provider.requests[0]!.body,
     ]);
   });
+
+  it('every process streams the model output of a loop, whichever drives it', async ({ skip }) => {
+    if (postgresDown) skip(postgresDown);
+    provider.reset();
+    provider.script(answer({ text: 'Hello from the model.' }));
+    const [c, d] = [await start(), await start()];
+    const created = await gql(c, 'mutation { createRun(input: { profileId: "p1" }) { id } }');
+    const runId = created.createRun.id as string;
+    const watch = async (server: ServerProcess) => {
+      const response = await fetch(server.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          authorization: `Bearer ${ADMIN}`,
+        },
+        body: JSON.stringify({
+          query: `subscription { modelOutput(runId: "${runId}") { kind text } }`,
+        }),
+      });
+      const reader = response.body!.getReader();
+      let text = '';
+      const joined = (async () => {
+        while (!text.includes('JOINED')) text += new TextDecoder().decode((await reader.read()).value);
+      })();
+      const finished = (async () => {
+        await joined;
+        while (!text.includes('ROUND_FINISHED'))
+          text += new TextDecoder().decode((await reader.read()).value);
+        await reader.cancel();
+        return [...text.matchAll(/"kind":"TEXT","text":"([^"]*)"/g)].map((m) => m[1]).join('');
+      })();
+      return { joined, finished };
+    };
+    const [onC, onD] = [await watch(c), await watch(d)];
+    await Promise.all([onC.joined, onD.joined]);
+    await gql(
+      c,
+      `mutation { startAgentRun(input: { runId: "${runId}", connection: "fake", prompt: "Hi." }) { runId } }`,
+    );
+    expect(await onC.finished).toBe('Hello from the model.');
+    expect(await onD.finished).toBe('Hello from the model.');
+  });
 });
