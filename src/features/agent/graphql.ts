@@ -196,7 +196,7 @@ builder.subscriptionFields((t) => ({
   modelOutput: t.field({
     type: ModelOutputEventType,
     description:
-      "A run's model output live, as it streams (text, call starts, retries, stored rounds); nothing is replayed: finished turns are in the journal and modelTurns.  Every process streams them, whichever drives the run. Agents must name one of their runs; people bound to users only runs of those users. Every role but EXTENSION.",
+      "A run's model output live, as it streams (text, call starts, retries, stored rounds); nothing is replayed: finished turns are in the journal and modelTurns. Every process streams them, whichever drives the run. Agents must name one of their runs; people bound to users only runs of those users. Every role but EXTENSION.",
     authScopes: scopes.readers,
     args: { runId: t.arg.id({ description: 'The run.', required: true }) },
     subscribe: async (_root, args, ctx) => {
