@@ -1,8 +1,6 @@
 import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
-import { normalizeAnnotations } from '../../../src/core/tool-spec.js';
 import { agentCommands } from '../../../src/features/agent/index.js';
-import { autoApprovable } from '../../../src/features/agent/rules/stop.js';
 import { fakeConnection, agentTest as test } from '../../support/agent-loop.js';
 import { runCommand } from '../../support/cli.js';
 import { answer } from '../../support/fake-provider.js';
@@ -50,18 +48,5 @@ describe('agent run (CLI)', () => {
     expect(out).toContain('Reading.');
     expect(out).toContain('Done.');
     expect(out.at(-1)).toBe('stopped: no_calls after 2 rounds');
-  });
-
-  test('--auto-approve approves only read-only tools, or LOW-cost ones that neither destroy nor reach outside', () => {
-    const cases: Array<[Parameters<typeof normalizeAnnotations>[0], boolean]> = [
-      [{ readOnly: true }, true],
-      [{ readOnly: false, destructive: false, openWorld: false, cost: 'LOW' }, true],
-      [{ readOnly: false, destructive: true, openWorld: false, cost: 'LOW' }, false],
-      [{ readOnly: false, destructive: false, openWorld: true, cost: 'LOW' }, false],
-      [{ readOnly: false, destructive: false, openWorld: false, cost: 'HIGH' }, false],
-      [{}, false],
-    ];
-    for (const [annotations, safe] of cases)
-      expect(autoApprovable(normalizeAnnotations(annotations))).toBe(safe);
   });
 });
