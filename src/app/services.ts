@@ -236,7 +236,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
   const context = new ContextService(db, runs, chats, worldInfo, workspaces, agentRuns);
   const models = new ModelService(db, runs, policy, calls, context);
   const providerClient = new ProviderClient(logger, { ...DEFAULT_RETRY_POLICY, ...options.modelRetry });
-  const agentOutput = new ModelOutputHub();
+  const agentOutput = new ModelOutputHub(database, logger);
   const metrics = new Metrics();
   const dispatcherOptions = { ...defaultDispatcherOptions, ...options.dispatcher };
   const agentLoop = new AgentLoop(
@@ -306,12 +306,14 @@ export function createServices(database: Database, logger: Logger, options: Serv
       await extensions.start();
       dispatcher.start();
       await mcpConnections.start();
+      await agentOutput.start();
       agentLoop.start();
       tokenWatch.start();
     },
     async stop() {
       tokenWatch.stop();
       await agentLoop.stop();
+      await agentOutput.stop();
       await dispatcher.stop();
       await extensions.stop();
       await mcpConnections.stop();
