@@ -186,6 +186,8 @@ describe.skipIf(skipBrowserTests)('deciding in the console: edit, feedback, quor
     const benPage = await consoles.open(ben);
     await Promise.all([waitForCards(annPage, [call.id]), waitForCards(benPage, [call.id])]);
 
+    // One person's approval of a quorum call grants nothing beyond it: no scope to choose.
+    expect(await card(annPage, call.id).locator('[data-testid=scope-choice]').count()).toBe(0);
     await card(annPage, call.id).locator('[data-testid=approve]').click();
     await card(annPage, call.id).locator('[data-testid=quorum-mine]').waitFor();
     expect(await card(annPage, call.id).locator('[data-testid=quorum]').textContent()).toContain(

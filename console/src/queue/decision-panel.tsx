@@ -151,13 +151,16 @@ export function DecisionPanel({
         />
         {!approvedAlready && !editing && (
           <>
-            <ScopeChoice
-              callId={call.id}
-              value={scope}
-              onChange={setScope}
-              profileId={isAdmin(me) ? (call.run.profileId ?? null) : null}
-              onReady={setPreview}
-            />
+            {/* One person's approval of a quorum call grants nothing beyond it (the server refuses a scope). */}
+            {progress.required === 1 && (
+              <ScopeChoice
+                callId={call.id}
+                value={scope}
+                onChange={setScope}
+                profileId={isAdmin(me) ? (call.run.profileId ?? null) : null}
+                onReady={setPreview}
+              />
+            )}
             <button
               type="button"
               className="approve"
