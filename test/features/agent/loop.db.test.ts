@@ -9,7 +9,7 @@ import {
   stoppedLoop,
   agentTest as test,
 } from '../../support/agent-loop.js';
-import { answer, type FakeTurn, type RecordedRequest } from '../../support/fake-provider.js';
+import { answer, conversations, type FakeTurn, type RecordedRequest } from '../../support/fake-provider.js';
 import { admin, agent, approver, waitFor } from '../../support/lifecycle.js';
 import { allowWorkspace } from '../../support/workspace.js';
 
@@ -113,6 +113,62 @@ describe.each(formats)('%s: the server drives the loop', (format) => {
       'run_completed',
       'agent_round_finished',
       'agent_run_stopped',
+    ]);
+  });
+});
+
+describe('parallel calls in one turn', () => {
+  test('the next request waits until every call of the turn has ended, and carries each result under its call id', async ({
+    services,
+    fakeProvider,
+  }) => {
+    await allowWorkspace(services);
+    await services.policy.set(
+      { layer: 'PROFILE', scopeId: 'p1', toolPattern: 'workspace.write_file', effect: 'ASK' },
+      admin,
+    );
+    await fakeConnection(services, fakeProvider, 'OPENAI_CHAT');
+    fakeProvider.script(
+      ...conversations.parallelCalls([
+        { id: 'call_list', name: 'workspace_list_files', args: {} },
+        {
+          id: 'call_write',
+          name: 'workspace_write_file',
+          args: { path: 'output/notes.md', content: 'Notes.', mode: 'create' },
+        },
+      ]),
+    );
+
+    const { runId } = await startLoop(services);
+    const held = await waitFor(async () => {
+      const [call] = await services.calls.page({
+        runId,
+        status: 'AWAITING_APPROVAL',
+        limit: 1,
+        inverted: false,
+      });
+      return call;
+    });
+    const listed = await waitFor(async () => {
+      const [call] = await services.calls.page({ runId, status: 'COMPLETED', limit: 1, inverted: false });
+      return call;
+    });
+    expect([listed.name, fakeProvider.requests.length]).toEqual(['workspace.list_files', 1]);
+
+    await services.calls.approve(held.id, { argumentsHash: held.argumentsHash }, approver);
+    const job = await stoppedLoop(services, runId);
+
+    expect([job.stopReason, job.round, fakeProvider.requests.length]).toEqual(['no_calls', 2, 2]);
+    const second = JSON.parse(fakeProvider.requests[1]!.body) as {
+      messages: Array<{ role: string; tool_call_id?: string }>;
+    };
+    expect(second.messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual([
+      'call_list',
+      'call_write',
+    ]);
+    expect((await services.agentRuns.rounds(runId)).map((r) => [r.round, r.calls])).toEqual([
+      [1, 2],
+      [2, 0],
     ]);
   });
 });
