@@ -41,6 +41,8 @@ const queueEvents = new Set<JournalEventType>([
   'tool_call_cancelled',
   // An edited call leaves the queue; its replacement enters it only if it still awaits approvals.
   'tool_call_edited',
+  // An approval toward a quorum changes a call that stays in the queue.
+  'tool_call_approval_added',
 ]);
 
 /**
@@ -162,7 +164,8 @@ export class JournalService {
    * call as it enters or leaves the queue, read fresh from its row so a dashboard shows the
    * current state. Only calls of runs the principal sees and the filter keeps: the snapshot is
    * filtered in SQL, the changes by the same rules in memory. A call leaves only if it was
-   * listed, so `pending` is exactly the calls a client holds.
+   * listed, so `pending` is exactly the calls a client holds. A listed call that changes while it
+   * waits (an approval toward its quorum) is ENTERED again, as it is now: clients replace it.
    */
   approvalQueueEvents(
     principal: Principal,
@@ -192,6 +195,9 @@ export class JournalService {
           if (!call || !matchesQueueFilter(filter, call, await runUser(call.runId))) continue;
           listed.add(callId);
           await push({ kind: 'ENTERED', call, pending: listed.size });
+        } else if (event.type === 'tool_call_approval_added') {
+          const call = listed.has(callId) ? await this.calls.get(callId) : null;
+          if (call) await push({ kind: 'ENTERED', call, pending: listed.size });
         } else if (listed.delete(callId)) {
           const call = await this.calls.get(callId);
           if (call) await push({ kind: 'LEFT', call, pending: listed.size });

@@ -200,10 +200,7 @@ describe.skipIf(skipBrowserTests)('deciding in the console: edit, feedback, quor
       approvals: [{ decidedBy: 'approver:quinn' }],
     });
 
-    // The other console learns of the first approval from the queue when the server re-sends the
-    // call, or at the latest on a reload.
-    await benPage.reload();
-    await waitForCards(benPage, [call.id]);
+    // The other console learns of the first approval live: the queue sends the call again.
     const progress = card(benPage, call.id).locator('[data-testid=quorum]');
     await progress.waitFor();
     expect(await progress.textContent()).toContain('1 of 2 approvals: approver:quinn');

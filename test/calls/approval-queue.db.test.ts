@@ -62,6 +62,35 @@ describe('approval queue events', () => {
     });
   });
 
+  test('an approval toward a quorum sends the listed call again as it is now, still pending', async ({
+    services,
+    runs,
+    subscribe,
+  }) => {
+    await services.policy.set(
+      {
+        layer: 'USER',
+        scopeId: 'bob',
+        toolPattern: 'test.dangerous',
+        effect: 'ASK',
+        budget: { approvals: 2 },
+      },
+      admin,
+    );
+    const queue = subscribe(admin);
+    await take(queue, 4);
+    const twoPeople = await pendingCall(services, runs.bob, 'two-people');
+    await take(queue, 1);
+    await services.calls.approve(twoPeople.id, {}, admin);
+    const [again] = await take(queue, 1);
+    expect(shape(again!)).toEqual({ kind: 'ENTERED', id: twoPeople.id, pending: 4 });
+    expect(again!.call).toMatchObject({
+      status: 'AWAITING_APPROVAL',
+      approvalsRequired: 2,
+      approvals: [{ approved: true, decidedBy: 'admin:root' }],
+    });
+  });
+
   test('a cancelled run’s pending call leaves the queue', async ({ services, runs, pending, subscribe }) => {
     const queue = subscribe(admin);
     await take(queue, 4);

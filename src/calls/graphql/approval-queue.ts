@@ -11,7 +11,7 @@ import { callConnection, ToolCallType } from './tool-call.js';
 
 const ApprovalQueueEventKindEnum = builder.enumType('ApprovalQueueEventKind', {
   description:
-    'ENTERED: a call the client should now show; LEFT: a call it should drop (decided, expired or cancelled); SNAPSHOT_END: every call pending at subscription time has been sent, live changes follow.',
+    'ENTERED: a call the client should now show (again for a listed call that changed while it waits, such as an approval toward its quorum: replace it); LEFT: a call it should drop (decided, expired or cancelled); SNAPSHOT_END: every call pending at subscription time has been sent, live changes follow.',
   values: approvalQueueEventKinds,
 });
 
