@@ -1,4 +1,5 @@
 import type { BuiltInTool } from '../../src/calls/tool-contract.js';
+import { CLI_PRINCIPAL } from '../../src/cli/command.js';
 import type { Principal } from '../../src/core/auth.js';
 
 /** A built-in tool that does nothing; the benches allow `bench.noop` by policy and make `bench.ask` ask a person. */
@@ -18,14 +19,4 @@ export const noTool = (name: string): BuiltInTool => ({
 });
 
 /** The admin token's principal, for set-up done through services rather than the API. */
-export const adminPrincipal = (tokenId: string): Principal => ({
-  tokenId,
-  name: 'bench',
-  role: 'ADMIN',
-  userId: null,
-  users: [],
-  profiles: [],
-  planNodes: null,
-  extensionId: null,
-  legacyUnbound: false,
-});
+export const adminPrincipal = (tokenId: string): Principal => ({ ...CLI_PRINCIPAL, tokenId, name: 'bench' });

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import type { Principal } from '../core/auth.js';
 
 export interface CliIo {
   out(line: string): void;
@@ -52,3 +53,16 @@ export function ownerOption(values: Record<string, unknown>, what: string): { ow
     throw new UsageError(`name the user the ${what} belongs to: --user <user-id> (or --no-user)`);
   return { ownerUserId: user };
 }
+
+/** A CLI command acts as an admin named `cli`: it runs on the server's own database, as every CLI command does. */
+export const CLI_PRINCIPAL: Principal = {
+  tokenId: '00000000-0000-4000-8000-00000000c11a',
+  name: 'cli',
+  role: 'ADMIN',
+  userId: null,
+  users: [],
+  profiles: [],
+  planNodes: null,
+  extensionId: null,
+  legacyUnbound: false,
+};

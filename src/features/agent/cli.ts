@@ -1,26 +1,12 @@
 import type { RunService } from '../../calls/run-service.js';
 import type { ToolCallService } from '../../calls/tool-call-service.js';
-import { type Command, UsageError } from '../../cli/command.js';
-import type { Principal } from '../../core/auth.js';
+import { CLI_PRINCIPAL, type Command, UsageError } from '../../cli/command.js';
 import type { JournalEvent } from '../../core/journal-event.js';
 import type { JournalService } from '../../journal/service.js';
 import type { ChatService } from '../chat/index.js';
 import type { ModelOutputEvent, ModelOutputHub } from './output.js';
 import { autoApprovable } from './rules/stop.js';
 import type { AgentRunService } from './service.js';
-
-/** The CLI acts as an admin named `cli` (it runs on the server's own database, as every CLI command does). */
-const CLI_PRINCIPAL: Principal = {
-  tokenId: '00000000-0000-4000-8000-00000000c11a',
-  name: 'cli',
-  role: 'ADMIN',
-  userId: null,
-  users: [],
-  profiles: [],
-  planNodes: null,
-  extensionId: null,
-  legacyUnbound: false,
-};
 
 interface AgentCliServices {
   start(): Promise<void>;

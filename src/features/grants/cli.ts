@@ -1,21 +1,7 @@
-import { type Command, UsageError } from '../../cli/command.js';
-import type { Principal } from '../../core/auth.js';
+import { CLI_PRINCIPAL, type Command, UsageError } from '../../cli/command.js';
 import { describeCondition } from '../../core/policy-conditions.js';
 import type { GrantService } from './service.js';
 import type { GrantRow } from './tables.js';
-
-/** The CLI works on the server's own database as an admin named `cli`, as its other commands do. */
-const CLI_PRINCIPAL: Principal = {
-  tokenId: '00000000-0000-4000-8000-00000000c11b',
-  name: 'cli',
-  role: 'ADMIN',
-  userId: null,
-  users: [],
-  profiles: [],
-  planNodes: null,
-  extensionId: null,
-  legacyUnbound: false,
-};
 
 /** One line of `grants list`: what it allows where, who made it when, and whether it still stands. */
 function describe(g: GrantRow): string {
