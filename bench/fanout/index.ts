@@ -1,7 +1,7 @@
 import { cpus } from 'node:os';
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/db/tx.js';
-import { fmt } from '../lifecycle/measure.js';
+import { fmt, settle } from '../lifecycle/measure.js';
 import { type Backend, openBackend } from './backend.js';
 import { type Ceiling, measureCeiling, WRITERS } from './ceiling.js';
 import { Fleet, type PhaseReport } from './fleet.js';
@@ -16,19 +16,6 @@ interface Figures {
   fast: PhaseReport & { events: number; writeRate: number; deliveriesPerSecond: number };
   replayPerSecond: number;
   ceiling: Ceiling;
-}
-
-// RSS keeps shrinking for a while after a burst of work; wait until it holds still.
-async function settledRss() {
-  let last = 0;
-  for (let i = 0; i < 20; i += 1) {
-    global.gc?.();
-    await new Promise((r) => setTimeout(r, 500));
-    const rss = process.memoryUsage().rss;
-    if (last && Math.abs(rss - last) < 512 * 1024) break;
-    last = rss;
-  }
-  return process.memoryUsage().rss;
 }
 
 const lost = (report: PhaseReport, events: number, subscribers: number) =>
@@ -53,9 +40,9 @@ async function measure(backend: Backend, subscribers: number): Promise<Figures> 
     `replay: a subscriber resuming ${replayN} events back got them in ${fmt(replay.seconds)} s: ${fmt(replayPerSecond)} events/s\n`,
   );
 
-  const before = await settledRss();
+  const before = (await settle()).rss;
   const fleet = await Fleet.open(ws, backend.adminSecret, subscribers, env('FANOUT_PROCESSES', 2), 120_000);
-  const rssPerSubscriptionKiB = ((await settledRss()) - before) / subscribers / 1024;
+  const rssPerSubscriptionKiB = ((await settle()).rss - before) / subscribers / 1024;
   process.stdout.write(
     `${subscribers} idle subscriptions: server RSS ${fmt(rssPerSubscriptionKiB)} KiB each\n`,
   );

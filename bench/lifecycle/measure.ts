@@ -52,3 +52,16 @@ export function report(label: string, timing: Timing): Timing {
   );
   return timing;
 }
+
+// RSS keeps shrinking for a while after a burst of work; wait until it holds still.
+export async function settle() {
+  let last = 0;
+  for (let i = 0; i < 20; i += 1) {
+    global.gc?.();
+    await new Promise((r) => setTimeout(r, 500));
+    const rss = process.memoryUsage().rss;
+    if (last && Math.abs(rss - last) < 512 * 1024) break;
+    last = rss;
+  }
+  return { rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed };
+}

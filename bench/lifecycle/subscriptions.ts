@@ -1,19 +1,6 @@
 import { fork } from 'node:child_process';
 import { approveCall, createRun, type Gql, requestCall } from './api.js';
-import { fmt, percentile } from './measure.js';
-
-// RSS keeps shrinking for a while after a burst of work; wait until it holds still.
-async function settle() {
-  let last = 0;
-  for (let i = 0; i < 20; i += 1) {
-    global.gc?.();
-    await new Promise((r) => setTimeout(r, 500));
-    const rss = process.memoryUsage().rss;
-    if (last && Math.abs(rss - last) < 512 * 1024) break;
-    last = rss;
-  }
-  return { rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed };
-}
+import { fmt, percentile, settle } from './measure.js';
 
 /**
  * Opens `subscribers` idle graphql-ws journal subscriptions from a child process (so the server's
