@@ -1,7 +1,9 @@
 import { renderApprovalMessage } from '../core/approval-message.js';
+import { denialResult, errorResult } from '../core/call-results.js';
 import { summarize } from '../core/canonical-json.js';
 import type { NewJournalEvent } from '../core/journal-event.js';
 import type { ToolSpec } from '../core/tool-spec.js';
+import type { CallDecision } from './rules/decide.js';
 import type { ToolSnapshot } from './tables.js';
 import type { ToolCallRow } from './tool-call-service.js';
 
@@ -43,4 +45,41 @@ export function requestedEvent(
       ...extra,
     },
   };
+}
+
+/** The columns a call's decision sets on the row just recorded. */
+export function changesOf(callId: string, decision: CallDecision) {
+  switch (decision.status) {
+    case 'FAILED':
+      return {
+        status: decision.status,
+        error: decision.error,
+        result: errorResult(callId, decision.error, decision.structured),
+        finishedAt: new Date(),
+      };
+    case 'DENIED':
+      return {
+        status: decision.status,
+        decision: decision.decision,
+        policyReason: decision.policyReason,
+        error: decision.error,
+        result: denialResult(callId, decision.error, decision.decision),
+        finishedAt: new Date(),
+      };
+    case 'APPROVED':
+      return {
+        status: decision.status,
+        decision: decision.decision,
+        policyReason: decision.policyReason,
+        countsAgainstBudget: decision.countsAgainstBudget,
+      };
+    case 'AWAITING_APPROVAL':
+      return {
+        status: decision.status,
+        countsAgainstBudget: decision.countsAgainstBudget,
+        approvalExpiresAt: decision.expiresAt,
+      };
+    case 'REQUESTED':
+      return { countsAgainstBudget: decision.countsAgainstBudget };
+  }
 }

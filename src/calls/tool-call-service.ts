@@ -1,13 +1,13 @@
-// Over 400 lines on purpose: requesting a call is one transaction whose steps (policy, validation,
+// Over 400 lines on purpose: requesting a call is one transaction whose steps (policy, validation, standing grants,
 // repeat-of-denial, budgets, approval request, journal) share the same locked run row and must stay
 // readable in order; the pure decisions already live in rules/decide.ts.
 import { and, asc, desc, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { actorOf, type Principal } from '../core/auth.js';
-import { denialResult, errorResult } from '../core/call-results.js';
+import { errorResult } from '../core/call-results.js';
 import { hashArguments } from '../core/canonical-json.js';
 import { badInput, conflict, notFound } from '../core/errors.js';
-import { type GrantRequest, grantRequestOf } from '../core/grant.js';
+import { grantRequestOf } from '../core/grant.js';
 import { validateAgainst } from '../core/json-schema.js';
 import { parseInput } from '../core/parse-input.js';
 import type { PolicyCaller } from '../core/policy.js';
@@ -23,8 +23,9 @@ import {
   priorDenial,
   recordApproval,
 } from './approvals.js';
-import { MAX_ARGUMENT_BYTES, requestedEvent, snapshotOf } from './call-records.js';
+import { changesOf, MAX_ARGUMENT_BYTES, requestedEvent, snapshotOf } from './call-records.js';
 import { editCall } from './edits.js';
+import { type DecisionHook, type DispatchHook, type GrantPort, noGrants } from './lifecycle-ports.js';
 import type { PolicyService } from './policy-service.js';
 import type { RegistryService } from './registry-service.js';
 import { type CallDecision, decideCall } from './rules/decide.js';
@@ -65,40 +66,6 @@ export interface RejectedCallInput {
   /** The model turn it came from. */
   turnId?: string;
 }
-
-/** Called after a decision so that approved calls start at once in this process. */
-export type DispatchHook = (callId: string) => Promise<ToolCallRow | null>;
-
-/**
- * Checks a decision may count, in its transaction once the call is locked and still pending
- * (a one-time link is used up here); throwing refuses the decision and records nothing.
- */
-export type DecisionHook = (
-  tx: Tx,
-  call: ToolCallRow,
-  input: { link?: string | null },
-  principal: Principal,
-) => Promise<void>;
-
-/** Scoped grants, given by the composition root: the lifecycle cannot import the feature that keeps them. */
-export interface GrantPort {
-  /** Saves what an approval grants, in the approval's transaction: a refusal undoes the approval. */
-  create(tx: Tx, call: ToolCallRow, request: GrantRequest, principal: Principal): Promise<unknown>;
-  /** The active RUN grant of the run that covers this call (the tool, and its conditions on these arguments). */
-  standing(
-    tx: Tx,
-    runId: string,
-    name: string,
-    args: Record<string, unknown>,
-  ): Promise<{ id: string; createdBy: string } | null>;
-}
-
-const noGrants: GrantPort = {
-  create: async () => {
-    throw badInput('this server keeps no scoped grants: approve with scope ONCE');
-  },
-  standing: async () => null,
-};
 
 export class ToolCallService {
   private dispatchNow: DispatchHook = async () => null;
@@ -458,40 +425,4 @@ export class ToolCallService {
  */
 export function callerOf(principal: Principal): PolicyCaller {
   return principal.role === 'APPROVER' || principal.role === 'ADMIN' ? 'PERSON' : 'MODEL';
-}
-
-function changesOf(callId: string, decision: CallDecision) {
-  switch (decision.status) {
-    case 'FAILED':
-      return {
-        status: decision.status,
-        error: decision.error,
-        result: errorResult(callId, decision.error, decision.structured),
-        finishedAt: new Date(),
-      };
-    case 'DENIED':
-      return {
-        status: decision.status,
-        decision: decision.decision,
-        policyReason: decision.policyReason,
-        error: decision.error,
-        result: denialResult(callId, decision.error, decision.decision),
-        finishedAt: new Date(),
-      };
-    case 'APPROVED':
-      return {
-        status: decision.status,
-        decision: decision.decision,
-        policyReason: decision.policyReason,
-        countsAgainstBudget: decision.countsAgainstBudget,
-      };
-    case 'AWAITING_APPROVAL':
-      return {
-        status: decision.status,
-        countsAgainstBudget: decision.countsAgainstBudget,
-        approvalExpiresAt: decision.expiresAt,
-      };
-    case 'REQUESTED':
-      return { countsAgainstBudget: decision.countsAgainstBudget };
-  }
 }

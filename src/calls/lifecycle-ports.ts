@@ -1,0 +1,44 @@
+import type { Principal } from '../core/auth.js';
+import { badInput } from '../core/errors.js';
+import type { GrantRequest } from '../core/grant.js';
+import type { Tx } from '../db/tx.js';
+import type { ToolCallRow } from './tool-call-service.js';
+
+/**
+ * What the lifecycle calls out to and the composition root supplies: dispatch, decision checks
+ * (one-time links) and scoped grants live in other modules, which the lifecycle must not import.
+ */
+
+/** Called after a decision so that approved calls start at once in this process. */
+export type DispatchHook = (callId: string) => Promise<ToolCallRow | null>;
+
+/**
+ * Checks a decision may count, in its transaction once the call is locked and still pending
+ * (a one-time link is used up here); throwing refuses the decision and records nothing.
+ */
+export type DecisionHook = (
+  tx: Tx,
+  call: ToolCallRow,
+  input: { link?: string | null },
+  principal: Principal,
+) => Promise<void>;
+
+/** Scoped grants, given by the composition root: the lifecycle cannot import the feature that keeps them. */
+export interface GrantPort {
+  /** Saves what an approval grants, in the approval's transaction: a refusal undoes the approval. */
+  create(tx: Tx, call: ToolCallRow, request: GrantRequest, principal: Principal): Promise<unknown>;
+  /** The active RUN grant of the run that covers this call (the tool, and its conditions on these arguments). */
+  standing(
+    tx: Tx,
+    runId: string,
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<{ id: string; createdBy: string } | null>;
+}
+
+export const noGrants: GrantPort = {
+  create: async () => {
+    throw badInput('this server keeps no scoped grants: approve with scope ONCE');
+  },
+  standing: async () => null,
+};
