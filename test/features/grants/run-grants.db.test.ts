@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
 import type { RunRow } from '../../../src/calls/run-service.js';
 import { runTest } from '../../support/fixtures.js';
-import { admin, agent, approver, eventTypes, newRun } from '../../support/lifecycle.js';
+import { admin, agent, approver, eventTypes, newRun, waitFor } from '../../support/lifecycle.js';
 
 /** `run` may call every test tool, and test.echo needs a person's approval. */
 const test = runTest.extend<{ run: RunRow }>({
@@ -43,8 +43,13 @@ describe('RUN grants', () => {
     expect(approved.data!.approveToolCall).toEqual({ id: first.id, status: 'APPROVED' });
     const [grant] = await services.grants.list({ runId: run.id }, admin);
 
-    const next = await echo(services, run.id, 'two');
-    expect(next.status).toBe('COMPLETED');
+    const requested = await echo(services, run.id, 'two');
+    // The grant's tool_call_approved event can wake this process's dispatcher before the request's
+    // own dispatch, so the request may answer while the call is still STARTED.
+    const next = await waitFor(async () => {
+      const call = await services.calls.get(requested.id);
+      return call?.status === 'COMPLETED' && call;
+    });
     expect(next.approvalRequired).toBe(true);
     expect(next.policyReason).toBe(
       `approval required by USER rule ${(await services.policy.list({ layer: 'USER' }))[0]!.id} (ASK "test.echo"); approved without asking by RUN grant ${grant!.id} of approver:test-approver`,
