@@ -1,20 +1,9 @@
 import { describe, expect } from 'vitest';
-import { dbTest } from '../support/fixtures.js';
-import { admin, allow, approver, eventTypes, waitFor } from '../support/lifecycle.js';
-import { type Json, loopClient } from '../support/model-loop.js';
+import { echoAsksTest } from '../support/echo-asks.js';
+import { admin, approver, eventTypes, waitFor } from '../support/lifecycle.js';
+import type { Json } from '../support/model-loop.js';
 
-/** A run in which test.echo needs a person's approval and test.noop runs at once. */
-const test = dbTest.extend<{ loopRun: { loop: ReturnType<typeof loopClient>; runId: string } }>({
-  loopRun: async ({ services, gql, tokens }, use) => {
-    await allow(services);
-    await services.policy.set(
-      { layer: 'USER', scopeId: 'u1', toolPattern: 'test.echo', effect: 'ASK' },
-      admin,
-    );
-    const loop = loopClient(gql, tokens);
-    await use({ loop, runId: await loop.createRun({ profileId: 'p1', userId: 'u1' }) });
-  },
-});
+const test = echoAsksTest;
 
 /** One assistant turn calling test.echo once per text, and test.noop once first. */
 const turnOf = (id: string, texts: string[]) => ({

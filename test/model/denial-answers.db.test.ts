@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect } from 'vitest';
-import { dbTest } from '../support/fixtures.js';
-import { admin, allow, eventTypes } from '../support/lifecycle.js';
-import { type Json, loopClient } from '../support/model-loop.js';
+import { echoAsksTest } from '../support/echo-asks.js';
+import { eventTypes } from '../support/lifecycle.js';
+import type { Json } from '../support/model-loop.js';
 
 const RESULTS = `query($runId: ID!, $provider: Provider!, $callIds: [ID!]!) {
   toolResultMessages(runId: $runId, provider: $provider, callIds: $callIds)
@@ -15,18 +15,7 @@ const FEEDBACK = 'Write it under output/drafts/ instead.';
 const DENIED = `Denied by approver:test-approver: ${FEEDBACK}`;
 const EXPIRED = 'Expired: this tool call did not run. No one decided in time; you may ask again.';
 
-/** A run the agent created over GraphQL in which test.echo needs a person's approval. */
-const test = dbTest.extend<{ loopRun: { loop: ReturnType<typeof loopClient>; runId: string } }>({
-  loopRun: async ({ services, gql, tokens }, use) => {
-    await allow(services);
-    await services.policy.set(
-      { layer: 'USER', scopeId: 'u1', toolPattern: 'test.echo', effect: 'ASK' },
-      admin,
-    );
-    const loop = loopClient(gql, tokens);
-    await use({ loop, runId: await loop.createRun({ profileId: 'p1', userId: 'u1' }) });
-  },
-});
+const test = echoAsksTest;
 
 const openAiTurn = (id: string, calls: Array<[string, string]>) => ({
   id,

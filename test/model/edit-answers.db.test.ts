@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
-import { dbTest } from '../support/fixtures.js';
-import { admin, allow, waitFor } from '../support/lifecycle.js';
-import { type Json, loopClient } from '../support/model-loop.js';
+import { echoAsksTest } from '../support/echo-asks.js';
+import { admin, waitFor } from '../support/lifecycle.js';
+import type { Json } from '../support/model-loop.js';
 
 const RESULTS = `query($runId: ID!, $provider: Provider!, $callIds: [ID!]!) {
   toolResultMessages(runId: $runId, provider: $provider, callIds: $callIds)
@@ -13,18 +13,7 @@ const EDIT = `mutation($id: ID!, $editedArguments: JSON) {
 const ANSWER =
   'Arguments edited by approver:test-approver before running: {"text":"drafts/b.md"}\ndrafts/b.md';
 
-/** A run the agent created over GraphQL in which test.echo needs a person's approval. */
-const test = dbTest.extend<{ loopRun: { loop: ReturnType<typeof loopClient>; runId: string } }>({
-  loopRun: async ({ services, gql, tokens }, use) => {
-    await allow(services);
-    await services.policy.set(
-      { layer: 'USER', scopeId: 'u1', toolPattern: 'test.echo', effect: 'ASK' },
-      admin,
-    );
-    const loop = loopClient(gql, tokens);
-    await use({ loop, runId: await loop.createRun({ profileId: 'p1', userId: 'u1' }) });
-  },
-});
+const test = echoAsksTest;
 
 const openAiTurn = (id: string, callId: string, text: string) => ({
   id,
