@@ -5,6 +5,7 @@ import {
   index,
   integer,
   pgTable,
+  primaryKey,
   text,
   uniqueIndex,
   uuid,
@@ -179,6 +180,23 @@ export const toolCalls = pgTable(
       .on(t.runId, t.idempotencyKey)
       .where(sql`${t.idempotencyKey} is not null`),
   ],
+);
+
+/**
+ * Calls of a run that count against its budget, per tool. A trigger on tool_calls (migration
+ * 0017) keeps it in the transaction that writes the call, so reading a run's usage reads one row
+ * per tool it used instead of every call it made.
+ */
+export const runToolUsage = pgTable(
+  'run_tool_usage',
+  {
+    runId: uuid('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    toolName: text('tool_name').notNull(),
+    calls: integer('calls').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.toolName] })],
 );
 
 /** Content-addressed blobs: large tool output, images, audio. Stored once per sha256. */
