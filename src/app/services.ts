@@ -27,6 +27,7 @@ import { ToolCallService } from '../calls/tool-call-service.js';
 import type { BuiltInTool, ToolExecutor } from '../calls/tool-contract.js';
 import type { Logger } from '../core/logger.js';
 import { countTokens } from '../core/tokens.js';
+import { ambientDb } from '../db/ambient.js';
 import type { Database } from '../db/client.js';
 import { AgentLoop, AgentRunService, ModelOutputHub } from '../features/agent/index.js';
 import { ChatService, chatTools } from '../features/chat/index.js';
@@ -155,7 +156,9 @@ export function createServices(database: Database, logger: Logger, options: Serv
   const bus = new JournalBus(database, logger, options.busPollMs);
 
   const workspaceConfig = options.workspace ?? DEFAULT_WORKSPACE_CONFIG;
-  const workspaceStore = new WorkspaceStore(db, workspaceConfig);
+  // The tool families' services: inside a call's transaction their queries go to it (db/ambient.ts).
+  const toolDb = ambientDb(db);
+  const workspaceStore = new WorkspaceStore(toolDb, workspaceConfig);
   const workspaceAdmin = new WorkspaceAdmin(workspaceStore);
   const workspaces: Workspaces = {
     store: workspaceStore,
@@ -163,21 +166,21 @@ export function createServices(database: Database, logger: Logger, options: Serv
     admin: workspaceAdmin,
     reader: new WorkspaceReader(workspaceStore, workspaceAdmin, workspaceConfig),
   };
-  const chats = new ChatService(db);
+  const chats = new ChatService(toolDb);
   const runDefaults = new ProfileRunDefaultsService(db);
   // The lifecycle checks a run's workspace and chat through this port; it knows neither feature.
   const runs = new RunService(db, runDefaults, {
     claimWorkspace: (tx, workspaceId, userId) => workspaceStore.claim(tx, workspaceId, userId),
     chatOwner: (tx, chatId) => chats.owner(tx, chatId),
   });
-  const skills = new SkillService(db);
-  const worldInfo = new WorldInfoService(db, chats);
+  const skills = new SkillService(toolDb);
+  const worldInfo = new WorldInfoService(toolDb, chats);
   const builtIns = new BuiltInExecutor([
     ...workspaceTools(workspaces),
     ...chatTools(chats),
     ...skillTools(skills),
     ...worldInfoTools(worldInfo),
-    ...resourceTools(new RunResources(db)),
+    ...resourceTools(new RunResources(toolDb)),
     ...(options.extraTools ?? []),
   ]);
 
@@ -218,6 +221,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
     ...options.dispatcher,
   });
   calls.onDispatch((callId) => dispatcher.dispatch(callId));
+  calls.runInline(dispatcher);
   const batches = new ApprovalBatchService(db, runs, calls);
   const grants = new GrantService(db, calls, runs, policy, checkWorkspacePath);
   // The lifecycle saves and reads grants through this port; it does not know the feature.

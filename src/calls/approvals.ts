@@ -10,11 +10,12 @@ import type { DecisionRecord } from '../core/tool-call.js';
 import { cutAt } from '../core/unicode.js';
 import type { Db } from '../db/client.js';
 import type { Tx } from '../db/tx.js';
-import { appendEvents } from '../journal/append.js';
+import { appendEvents, journaledTransaction } from '../journal/append.js';
 import { journalEvents } from '../journal/tables.js';
 import { MAX_ARGUMENT_BYTES } from './call-records.js';
 import type { PriorDenial } from './rules/decide.js';
 import { addApproval } from './rules/quorum.js';
+import type { RunRow } from './run-service.js';
 import { toolCalls } from './tables.js';
 import type { ToolCallRow } from './tool-call-service.js';
 
@@ -62,6 +63,12 @@ export type AfterApproval = (
   input: z.output<typeof decideInputSchema>,
 ) => Promise<void>;
 
+/** An approved call whose tool runs in the approval's transaction (see ToolCallService.decide). */
+export interface InlineApproval {
+  lock(tx: Tx): Promise<RunRow>;
+  run(tx: Tx, run: RunRow, approved: ToolCallRow): Promise<ToolCallRow | null>;
+}
+
 /**
  * Exactly one decision counts: the call's row is locked only while it still awaits approval, so
  * of two concurrent deciders one gets it and, once the call is decided, the other a CONFLICT, and
@@ -76,6 +83,7 @@ export async function recordApproval(
   principal: Principal,
   afterApproval?: AfterApproval,
   onDecided?: DecidedHook,
+  inline?: InlineApproval,
 ): Promise<ToolCallRow> {
   const input = parseInput(decideInputSchema, raw);
   const callId = current.id;
@@ -94,7 +102,9 @@ export async function recordApproval(
     argumentsHash: current.argumentsHash,
     ...(approved ? {} : { feedback: input.feedback, allowRetry: input.allowRetry ?? false }),
   };
-  const decided = await db.transaction(async (tx) => {
+  const decided = await journaledTransaction(db, async (tx) => {
+    // The run before the call, as every writer locks them, since the approved call lands here.
+    const run = inline && (await inline.lock(tx));
     const notExpired = or(
       sql`${toolCalls.approvalExpiresAt} is null`,
       sql`${toolCalls.approvalExpiresAt} > now()`,
@@ -145,6 +155,7 @@ export async function recordApproval(
         },
       },
     ]);
+    if (run) return (await inline.run(tx, run, row!)) ?? row!;
     return row!;
   });
   if (!decided) {

@@ -17,6 +17,10 @@ export class BuiltInExecutor implements ToolExecutor {
     return spec.source === 'BUILT_IN' && this.tools.has(spec.name);
   }
 
+  runsInTransaction(spec: ToolSpec): boolean {
+    return this.canExecute(spec) && this.tools.get(spec.name)!.inDatabase === true;
+  }
+
   execute(invocation: Invocation): Promise<ToolOutput> {
     return this.tools.get(invocation.spec.name)!.run(invocation);
   }

@@ -3,14 +3,17 @@ import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import { callInterrupted, errorResult } from '../core/call-results.js';
 import type { JournalEvent, NewJournalEvent } from '../core/journal-event.js';
 import type { Logger } from '../core/logger.js';
+import type { ToolSpec } from '../core/tool-spec.js';
 import type { Db } from '../db/client.js';
-import { appendEvents } from '../journal/append.js';
+import type { Tx } from '../db/tx.js';
+import { appendEvents, journaledTransaction } from '../journal/append.js';
 import type { JournalBus } from '../journal/bus.js';
 import { type ExecutionDeps, type ExecutionOptions, executeCall } from './execute-call.js';
+import { runInTransaction, toolSpecIn } from './in-transaction.js';
 import { type LandingDeps, landOutcome, WORKER_ACTOR } from './land-outcome.js';
 import type { RegistryService } from './registry-service.js';
-import type { RunService } from './run-service.js';
-import { toolCalls } from './tables.js';
+import type { RunRow, RunService } from './run-service.js';
+import { runs as runRows, toolCalls } from './tables.js';
 import type { ToolCallRow, ToolCallService } from './tool-call-service.js';
 import type { ToolExecutor } from './tool-contract.js';
 
@@ -54,8 +57,8 @@ export class Dispatcher {
     private readonly db: Db,
     private readonly calls: ToolCallService,
     private readonly runs: RunService,
-    registry: RegistryService,
-    executors: ToolExecutor[],
+    private readonly registry: RegistryService,
+    private readonly executors: ToolExecutor[],
     private readonly bus: JournalBus,
     private readonly logger: Logger,
     private readonly options: DispatcherOptions = defaultDispatcherOptions,
@@ -129,7 +132,7 @@ export class Dispatcher {
         for (;;) {
           const claimed = await this.claimNext();
           if (!claimed) break;
-          void this.track(this.execute(claimed));
+          if (claimed !== 'landed') void this.track(this.execute(claimed.external));
         }
       } catch (error) {
         this.logger.error({ err: error }, 'dispatcher sweep failed');
@@ -140,17 +143,21 @@ export class Dispatcher {
     return this.sweeping;
   }
 
-  private claimSet(now: Date) {
+  /** The columns that mark a call as started here; a call started in its request's transaction is written with them. */
+  startColumns(now: Date) {
     return {
       status: 'STARTED' as const,
       leaseOwner: this.workerId,
       leaseExpiresAt: new Date(now.getTime() + this.options.leaseMs),
       startedAt: now,
-      attempts: sql`${toolCalls.attempts} + 1`,
     };
   }
 
-  private startedEvent(call: ToolCallRow): NewJournalEvent {
+  private claimSet(now: Date) {
+    return { ...this.startColumns(now), attempts: sql`${toolCalls.attempts} + 1` };
+  }
+
+  startedEvent(call: ToolCallRow): NewJournalEvent {
     return {
       type: 'tool_call_started',
       runId: call.runId,
@@ -160,26 +167,73 @@ export class Dispatcher {
     };
   }
 
-  /** Claims one specific ready call; null when someone else has it or it is not ready. */
-  async claim(callId: string): Promise<ToolCallRow | null> {
-    return this.db.transaction(async (tx) => {
-      const [call] = await tx
-        .update(toolCalls)
-        .set(this.claimSet(new Date()))
-        .where(and(eq(toolCalls.id, callId), inArray(toolCalls.status, ['REQUESTED', 'APPROVED'])))
-        .returning();
-      if (!call) return null;
-      await appendEvents(tx, [this.startedEvent(call)]);
-      return call;
-    });
+  /** The executor that runs `spec` keeps all its effects in this database (see ToolExecutor.runsInTransaction). */
+  runsInTransaction(spec: ToolSpec): boolean {
+    return this.executorFor(spec)?.runsInTransaction?.(spec) ?? false;
   }
 
-  /** Approved calls, and ready calls whose requester never dispatched them. */
-  private async claimNext(): Promise<ToolCallRow | null> {
-    return this.db.transaction(async (tx) => {
+  private executorFor(spec: ToolSpec): ToolExecutor | undefined {
+    return this.executors.find((e) => e.canExecute(spec));
+  }
+
+  /**
+   * Runs a call this process has just started, in the caller's transaction (which holds the run's
+   * row lock), and lands it there; for a tool that `runsInTransaction`.
+   */
+  finishInTransaction(tx: Tx, run: RunRow, call: ToolCallRow, spec: ToolSpec): Promise<ToolCallRow | null> {
+    return runInTransaction(
+      { ...this.execution, ...this.landing },
+      tx,
+      run,
+      call,
+      spec,
+      this.executorFor(spec)!,
+    );
+  }
+
+  /**
+   * Claims, runs and lands a ready call in one transaction: run row first (as every writer
+   * locks), then the conditional claim, so a concurrent dispatcher waits and then finds it done.
+   */
+  private dispatchInTransaction(callId: string, runId: string, spec: ToolSpec) {
+    return journaledTransaction(this.db, async (tx) =>
+      this.dispatchIn(tx, await this.runs.lock(tx, runId), callId, spec),
+    );
+  }
+
+  async dispatchIn(tx: Tx, run: RunRow, callId: string, spec: ToolSpec): Promise<ToolCallRow | null> {
+    const claimed = await this.claimIn(tx, callId);
+    if (!claimed) return (await tx.select().from(toolCalls).where(eq(toolCalls.id, callId)))[0] ?? null;
+    return this.finishInTransaction(tx, run, claimed, spec);
+  }
+
+  private async claimIn(tx: Tx, callId: string): Promise<ToolCallRow | null> {
+    const [call] = await tx
+      .update(toolCalls)
+      .set(this.claimSet(new Date()))
+      .where(and(eq(toolCalls.id, callId), inArray(toolCalls.status, ['REQUESTED', 'APPROVED'])))
+      .returning();
+    if (!call) return null;
+    await appendEvents(tx, [this.startedEvent(call)]);
+    return call;
+  }
+
+  /** Claims one specific ready call; null when someone else has it or it is not ready. */
+  async claim(callId: string): Promise<ToolCallRow | null> {
+    return this.db.transaction((tx) => this.claimIn(tx, callId));
+  }
+
+  /**
+   * Approved calls, and ready calls whose requester never dispatched them. One whose tool runs in
+   * its transaction is run and landed here, in the claim's transaction; its run's row is taken
+   * only if free (waiting for it while holding the call's lock could deadlock with a
+   * cancellation, which locks run then calls), and otherwise the next sweep tries again.
+   */
+  private async claimNext(): Promise<{ external: ToolCallRow } | 'landed' | null> {
+    return journaledTransaction(this.db, async (tx) => {
       const orphaned = new Date(Date.now() - this.options.orphanAfterMs);
       const [candidate] = await tx
-        .select({ id: toolCalls.id })
+        .select({ id: toolCalls.id, runId: toolCalls.runId, name: toolCalls.name })
         .from(toolCalls)
         .where(
           sql`${toolCalls.status} = 'APPROVED' or (${toolCalls.status} = 'REQUESTED' and ${toolCalls.requestedAt} < ${orphaned.toISOString()}::timestamptz)`,
@@ -188,13 +242,19 @@ export class Dispatcher {
         .limit(1)
         .for('update', { skipLocked: true });
       if (!candidate) return null;
-      const [call] = await tx
-        .update(toolCalls)
-        .set(this.claimSet(new Date()))
-        .where(eq(toolCalls.id, candidate.id))
-        .returning();
-      await appendEvents(tx, [this.startedEvent(call!)]);
-      return call!;
+      const spec = await toolSpecIn(tx, candidate.name);
+      if (spec && this.runsInTransaction(spec)) {
+        const [run] = await tx
+          .select()
+          .from(runRows)
+          .where(eq(runRows.id, candidate.runId))
+          .for('update', { skipLocked: true });
+        if (!run) return null;
+        const claimed = await this.claimIn(tx, candidate.id);
+        await this.finishInTransaction(tx, run, claimed!, spec);
+        return 'landed';
+      }
+      return { external: (await this.claimIn(tx, candidate.id))! };
     });
   }
 
@@ -202,6 +262,10 @@ export class Dispatcher {
   dispatch(callId: string): Promise<ToolCallRow | null> {
     return this.track(
       (async () => {
+        const call = await this.calls.get(callId);
+        const spec = call && (await this.registry.get(call.name));
+        if (call && spec && this.runsInTransaction(spec))
+          return this.dispatchInTransaction(callId, call.runId, spec);
         const claimed = await this.claim(callId);
         if (!claimed) return this.calls.get(callId);
         return this.execute(claimed);
@@ -251,8 +315,9 @@ export class Dispatcher {
   }
 
   /**
-   * A call whose lease ran out lost its process. Idempotent tools run again; any other call is
-   * failed as `interrupted` (never as denied) and, being a system failure, fails its run.
+   * A call whose lease ran out lost its process. Idempotent tools run again, and so do tools that
+   * run in their call's transaction (a lost process committed none of their effects); any other
+   * call is failed as `interrupted` (never as denied) and, being a system failure, fails its run.
    */
   async recoverExpiredLeases(): Promise<number> {
     const candidates = await this.db
@@ -275,7 +340,8 @@ export class Dispatcher {
           )
           .for('update', { skipLocked: true });
         if (!call) return false;
-        if (call.tool?.annotations.idempotent) {
+        const spec = await toolSpecIn(tx, call.name);
+        if (call.tool?.annotations.idempotent || (spec && this.runsInTransaction(spec))) {
           await tx
             .update(toolCalls)
             .set({ status: 'APPROVED', leaseOwner: null, leaseExpiresAt: null })

@@ -3,7 +3,7 @@ import type { Logger } from '../core/logger.js';
 import { RecoverableToolError, SystemFailure } from '../core/tool-errors.js';
 import type { ToolError, ToolResult } from '../core/tool-result.js';
 import type { Db } from '../db/client.js';
-import { buildInvocation } from './invocation.js';
+import { buildInvocation, ownTransactions } from './invocation.js';
 import type { RegistryService } from './registry-service.js';
 import { storeResource } from './resource-store.js';
 import type { RunService } from './run-service.js';
@@ -54,7 +54,7 @@ export async function executeCall(
   const run = (await deps.runs.get(call.runId))!;
   const timeoutMs = call.timeoutMs ?? options.defaultTimeoutMs;
   const invocation = buildInvocation(
-    deps.db,
+    ownTransactions(deps.db),
     call,
     run,
     spec,
@@ -104,7 +104,12 @@ export async function executeCall(
 }
 
 /** A tool's own errors keep their kind and code; anything else is a cancellation or a crash. */
-function outcomeOfThrow(logger: Logger, call: ToolCallRow, error: unknown, aborted: boolean): CallOutcome {
+export function outcomeOfThrow(
+  logger: Logger,
+  call: ToolCallRow,
+  error: unknown,
+  aborted: boolean,
+): CallOutcome {
   if (error instanceof RecoverableToolError) {
     return failed(call, { kind: 'RECOVERABLE', code: error.code, message: error.message }, error.structured);
   }
@@ -124,7 +129,7 @@ function outcomeOfThrow(logger: Logger, call: ToolCallRow, error: unknown, abort
   });
 }
 
-function failed(call: ToolCallRow, error: ToolError, structured?: unknown): CallOutcome {
+export function failed(call: ToolCallRow, error: ToolError, structured?: unknown): CallOutcome {
   return { status: 'FAILED', error, result: errorResult(call.id, error, structured) };
 }
 

@@ -1,5 +1,6 @@
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { Db } from '../db/client.js';
+import type { Executor, Tx } from '../db/tx.js';
 import { appendEvents } from '../journal/append.js';
 import { storeResource } from './resource-store.js';
 import type { RunRow } from './run-service.js';
@@ -7,11 +8,25 @@ import type { ToolCallRow } from './tool-call-service.js';
 import type { Invocation } from './tool-contract.js';
 
 /**
+ * Where a tool's writes go: their own transactions on the database, or savepoints of the call's
+ * transaction for a tool that runs inside it.
+ */
+export interface WritePlace {
+  executor: Executor;
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+}
+
+export const ownTransactions = (db: Db): WritePlace => ({
+  executor: db,
+  transaction: (work) => db.transaction(work),
+});
+
+/**
  * What a claimed call hands its tool: the run's scope, and writes that land in the call's run
  * (journal events carry the call and the tool as actor; resources are linked to the run).
  */
 export function buildInvocation(
-  db: Db,
+  place: WritePlace,
   call: ToolCallRow,
   run: RunRow,
   spec: ToolSpec,
@@ -33,14 +48,14 @@ export function buildInvocation(
     signal,
     deadline,
     transaction: (work) =>
-      db.transaction((tx) =>
+      place.transaction((tx) =>
         work(tx, (events) =>
           appendEvents(
             tx,
             events.map((e) => ({ ...e, runId: run.id, callId: call.id, actor: `tool:${call.name}` })),
-          ).then(() => undefined),
+          ),
         ),
       ),
-    storeResource: (content, mimeType) => storeResource(db, content, mimeType, run.id),
+    storeResource: (content, mimeType) => storeResource(place.executor, content, mimeType, run.id),
   };
 }

@@ -1,9 +1,10 @@
 import { and, eq } from 'drizzle-orm';
 import type { Logger } from '../core/logger.js';
 import type { Db } from '../db/client.js';
+import type { Tx } from '../db/tx.js';
 import { appendEvents } from '../journal/append.js';
 import type { CallOutcome } from './execute-call.js';
-import type { RunService } from './run-service.js';
+import type { RunRow, RunService } from './run-service.js';
 import { toolCalls } from './tables.js';
 import type { ToolCallRow } from './tool-call-service.js';
 
@@ -30,63 +31,75 @@ export function landOutcome(
   return deps.db.transaction(async (tx) => {
     // Run row first, like every other writer, so that completion and cancellation cannot deadlock.
     const run = await deps.runs.lock(tx, call.runId);
-    const [done] = await tx
-      .update(toolCalls)
-      .set({
-        status: outcome.status,
-        result: outcome.result,
-        error: outcome.status === 'FAILED' ? outcome.error : null,
-        finishedAt: new Date(),
-        leaseOwner: null,
-        leaseExpiresAt: null,
-      })
-      .where(
-        and(
-          eq(toolCalls.id, call.id),
-          eq(toolCalls.status, 'STARTED'),
-          eq(toolCalls.leaseOwner, deps.workerId),
-        ),
-      )
-      .returning();
-    if (!done) {
-      deps.logger.warn(
-        { callId: call.id },
-        'tool call outcome discarded: the call was cancelled or its lease was lost',
-      );
-      const [now] = await tx.select().from(toolCalls).where(eq(toolCalls.id, call.id));
-      return now ?? null;
-    }
-    const payload =
-      outcome.status === 'COMPLETED'
-        ? {
-            isError: outcome.result.isError,
-            parts: outcome.result.content.map((p) => p.type),
-            resourceRefs: outcome.result.resourceRefs,
-            durationMs,
-          }
-        : { error: outcome.error, durationMs };
-    await appendEvents(tx, [
-      {
-        type: outcome.status === 'COMPLETED' ? 'tool_call_completed' : 'tool_call_failed',
-        runId: call.runId,
-        callId: call.id,
-        actor: WORKER_ACTOR,
-        payload,
-      },
-    ]);
-    const systemFailure = outcome.status === 'FAILED' && outcome.error.kind === 'SYSTEM_FAILURE';
-    if (
-      (systemFailure || (outcome.status === 'COMPLETED' && outcome.completeRun)) &&
-      run.status === 'RUNNING'
-    ) {
-      await deps.runs.end(
-        tx,
-        run,
-        systemFailure ? 'FAILED' : 'COMPLETED',
-        WORKER_ACTOR,
-        systemFailure ? outcome.error : null,
-      );
-    }
-    return done;
+    return landIn(tx, deps, run, call, outcome, durationMs);
   });
+}
+
+/** The landing itself, in a transaction that already holds the run's row lock. */
+export async function landIn(
+  tx: Tx,
+  deps: Omit<LandingDeps, 'db'>,
+  run: RunRow,
+  call: ToolCallRow,
+  outcome: CallOutcome,
+  durationMs: number,
+): Promise<ToolCallRow | null> {
+  const [done] = await tx
+    .update(toolCalls)
+    .set({
+      status: outcome.status,
+      result: outcome.result,
+      error: outcome.status === 'FAILED' ? outcome.error : null,
+      finishedAt: new Date(),
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    })
+    .where(
+      and(
+        eq(toolCalls.id, call.id),
+        eq(toolCalls.status, 'STARTED'),
+        eq(toolCalls.leaseOwner, deps.workerId),
+      ),
+    )
+    .returning();
+  if (!done) {
+    deps.logger.warn(
+      { callId: call.id },
+      'tool call outcome discarded: the call was cancelled or its lease was lost',
+    );
+    const [now] = await tx.select().from(toolCalls).where(eq(toolCalls.id, call.id));
+    return now ?? null;
+  }
+  const payload =
+    outcome.status === 'COMPLETED'
+      ? {
+          isError: outcome.result.isError,
+          parts: outcome.result.content.map((p) => p.type),
+          resourceRefs: outcome.result.resourceRefs,
+          durationMs,
+        }
+      : { error: outcome.error, durationMs };
+  await appendEvents(tx, [
+    {
+      type: outcome.status === 'COMPLETED' ? 'tool_call_completed' : 'tool_call_failed',
+      runId: call.runId,
+      callId: call.id,
+      actor: WORKER_ACTOR,
+      payload,
+    },
+  ]);
+  const systemFailure = outcome.status === 'FAILED' && outcome.error.kind === 'SYSTEM_FAILURE';
+  if (
+    (systemFailure || (outcome.status === 'COMPLETED' && outcome.completeRun)) &&
+    run.status === 'RUNNING'
+  ) {
+    await deps.runs.end(
+      tx,
+      run,
+      systemFailure ? 'FAILED' : 'COMPLETED',
+      WORKER_ACTOR,
+      systemFailure ? outcome.error : null,
+    );
+  }
+  return done;
 }

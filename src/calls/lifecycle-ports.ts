@@ -1,7 +1,10 @@
 import type { Principal } from '../core/auth.js';
 import { badInput } from '../core/errors.js';
 import type { GrantRequest } from '../core/grant.js';
+import type { NewJournalEvent } from '../core/journal-event.js';
+import type { ToolSpec } from '../core/tool-spec.js';
 import type { Tx } from '../db/tx.js';
+import type { RunRow } from './run-service.js';
 import type { ToolCallRow } from './tool-call-service.js';
 
 /**
@@ -11,6 +14,21 @@ import type { ToolCallRow } from './tool-call-service.js';
 
 /** Called after a decision so that approved calls start at once in this process. */
 export type DispatchHook = (callId: string) => Promise<ToolCallRow | null>;
+
+/**
+ * The dispatcher's side of a call that runs in the transaction that made it ready (its tool
+ * `runsInTransaction`): the request or the approval, its start, its tool and its result commit once.
+ */
+export interface InlineDispatch {
+  runsInTransaction(spec: ToolSpec): boolean;
+  /** The columns that mark a call as started by this process, written with the call's request. */
+  startColumns(now: Date): { status: 'STARTED'; leaseOwner: string; leaseExpiresAt: Date; startedAt: Date };
+  startedEvent(call: ToolCallRow): NewJournalEvent;
+  /** Runs and lands a call started in `tx`, which holds its run's row lock. */
+  finishInTransaction(tx: Tx, run: RunRow, call: ToolCallRow, spec: ToolSpec): Promise<ToolCallRow | null>;
+  /** Starts a ready call in `tx` (which holds its run's row lock), then runs and lands it there. */
+  dispatchIn(tx: Tx, run: RunRow, callId: string, spec: ToolSpec): Promise<ToolCallRow | null>;
+}
 
 /**
  * Checks a decision may count, in its transaction once the call is locked and still pending

@@ -1,7 +1,8 @@
 // Over 400 lines on purpose: requesting a call is one transaction whose steps (policy, validation, standing grants,
 // repeat-of-denial, budgets, approval request, journal) share the same locked run row and must stay
 // readable in order; the pure decisions already live in rules/decide.ts.
-import { and, asc, desc, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
+import { randomUUID } from 'node:crypto';
+import { and, eq, inArray, or, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { actorOf, type Principal } from '../core/auth.js';
 import { errorResult } from '../core/call-results.js';
@@ -14,21 +15,29 @@ import type { PolicyCaller } from '../core/policy.js';
 import type { ToolError } from '../core/tool-result.js';
 import type { Db } from '../db/client.js';
 import type { Tx } from '../db/tx.js';
-import { appendEvents } from '../journal/append.js';
+import { appendEvents, journaledTransaction } from '../journal/append.js';
 import {
   DEFAULT_APPROVAL_EXPIRY_WARNING_MS,
   type DecideInput,
   decideInputSchema,
   expireApprovals,
+  type InlineApproval,
   priorDenial,
   recordApproval,
 } from './approvals.js';
+import { type CallPageFilter, pageOfCalls } from './call-pages.js';
 import { changesOf, MAX_ARGUMENT_BYTES, requestedEvent, snapshotOf } from './call-records.js';
 import { editCall } from './edits.js';
-import { type DecisionHook, type DispatchHook, type GrantPort, noGrants } from './lifecycle-ports.js';
+import {
+  type DecisionHook,
+  type DispatchHook,
+  type GrantPort,
+  type InlineDispatch,
+  noGrants,
+} from './lifecycle-ports.js';
 import type { PolicyService } from './policy-service.js';
 import type { RegistryService } from './registry-service.js';
-import { type CallDecision, decideCall } from './rules/decide.js';
+import { decideCall } from './rules/decide.js';
 import { approvalsOf, assertMayApprove } from './rules/quorum.js';
 import { assertMayRead, type RunRow, type RunService, runScope } from './run-service.js';
 import { runs as runRows, toolCalls } from './tables.js';
@@ -69,6 +78,7 @@ export interface RejectedCallInput {
 
 export class ToolCallService {
   private dispatchNow: DispatchHook = async () => null;
+  private inline: InlineDispatch | null = null;
   private grants: GrantPort = noGrants;
   private decisionHook: DecisionHook = async () => {};
 
@@ -83,6 +93,11 @@ export class ToolCallService {
 
   onDispatch(hook: DispatchHook): void {
     this.dispatchNow = hook;
+  }
+
+  /** Calls whose tool runs in its transaction run in the request's (or approval's) transaction. */
+  runInline(dispatch: InlineDispatch): void {
+    this.inline = dispatch;
   }
 
   onDecision(hook: DecisionHook): void {
@@ -111,46 +126,9 @@ export class ToolCallService {
     return call;
   }
 
-  /**
-   * Oldest first; `after`/`before` are (requestedAt, id) keys of rows already seen. With `seenBy`,
-   * only calls of runs that principal may see, filtered in SQL so pages stay full and nothing
-   * outside the scope is even counted.
-   */
-  async page(filter: {
-    runId?: string | null;
-    status?: ToolCallRow['status'] | null;
-    seenBy?: Principal | null;
-    /** A ready condition (such as the approval queue's) added to the others. */
-    where?: SQL;
-    after?: { at: Date; id: string } | null;
-    before?: { at: Date; id: string } | null;
-    limit: number;
-    inverted: boolean;
-  }) {
-    const conditions: SQL[] = [];
-    if (filter.runId) conditions.push(eq(toolCalls.runId, filter.runId));
-    if (filter.status) conditions.push(eq(toolCalls.status, filter.status));
-    const scope = filter.seenBy ? this.inScope(filter.seenBy) : undefined;
-    if (scope) conditions.push(scope);
-    if (filter.where) conditions.push(filter.where);
-    // Raw SQL parameters bypass column encoding: timestamps travel as ISO strings and are cast.
-    if (filter.after)
-      conditions.push(
-        sql`(${toolCalls.requestedAt}, ${toolCalls.id}) > (${filter.after.at.toISOString()}::timestamptz, ${filter.after.id}::uuid)`,
-      );
-    if (filter.before)
-      conditions.push(
-        sql`(${toolCalls.requestedAt}, ${toolCalls.id}) < (${filter.before.at.toISOString()}::timestamptz, ${filter.before.id}::uuid)`,
-      );
-    const order = filter.inverted
-      ? [desc(toolCalls.requestedAt), desc(toolCalls.id)]
-      : [asc(toolCalls.requestedAt), asc(toolCalls.id)];
-    return this.db
-      .select()
-      .from(toolCalls)
-      .where(and(...conditions))
-      .orderBy(...order)
-      .limit(filter.limit);
+  /** A page of calls, oldest first; see pageOfCalls. */
+  page(filter: CallPageFilter) {
+    return pageOfCalls(this.db, filter, filter.seenBy ? this.inScope(filter.seenBy) : undefined);
   }
 
   /**
@@ -172,7 +150,7 @@ export class ToolCallService {
     const spec = await this.registry.get(input.name);
     const availability = spec ? await this.policy.availabilityOf([spec]) : new Map();
 
-    const { call, ready } = await this.db.transaction(async (tx) => {
+    const { call, ready } = await journaledTransaction(this.db, async (tx) => {
       const { run, existing } = await this.open(tx, principal, { ...input, argumentsHash });
       if (existing) return { call: existing, ready: false };
 
@@ -191,6 +169,7 @@ export class ToolCallService {
         view?.approvalRequired && !denied && valid && approvalsOf(view.budget) === 1
           ? await this.grants.standing(tx, run.id, input.name, valid)
           : null;
+      const now = new Date();
       const decision = decideCall({
         name: input.name,
         spec,
@@ -198,13 +177,20 @@ export class ToolCallService {
         // A tool that cannot be called is refused before its arguments matter.
         issues: view?.permitted ? issues : [],
         deniedToolStrategy: run.deniedToolStrategy,
-        now: new Date(),
+        now,
         priorDenial: denied,
         standingGrant: grant && { grantId: grant.id, grantedBy: grant.createdBy, argumentsHash },
       });
+      const ready = decision.outcome === 'ACCEPTED' || decision.outcome === 'GRANTED';
+      // Its tool runs here, in this transaction: the request, the tool's writes and the result commit once.
+      const inline =
+        ready && spec && this.inline?.runsInTransaction(spec) ? { spec, dispatch: this.inline } : null;
+      // The id is made here so the decision's columns (its result names the call) go in with the row.
+      const id = randomUUID();
       const [created] = await tx
         .insert(toolCalls)
         .values({
+          id,
           runId: run.id,
           name: input.name,
           arguments: args,
@@ -224,38 +210,29 @@ export class ToolCallService {
           turnId: options.turnId ?? null,
           requestedBy: actor,
           // Millisecond precision (not the column default's microseconds) so that page cursors round-trip exactly.
-          requestedAt: new Date(),
+          requestedAt: now,
+          ...changesOf(id, decision),
+          ...(inline ? { ...inline.dispatch.startColumns(now), attempts: 1 } : {}),
         })
         .returning();
-      const call = await this.apply(tx, run, created!, decision, args, actor);
-      return { call, ready: decision.outcome === 'ACCEPTED' || decision.outcome === 'GRANTED' };
+      const call = created!;
+      await appendEvents(tx, [
+        requestedEvent(call, args, actor),
+        ...decision.events.map((e) => ({ actor, ...e, runId: run.id, callId: call.id })),
+        ...(inline ? [inline.dispatch.startedEvent(call)] : []),
+      ]);
+      if (decision.status === 'FAILED' && decision.failRun)
+        await this.runs.end(tx, run, 'FAILED', actor, decision.error);
+      if (inline)
+        return {
+          call: (await inline.dispatch.finishInTransaction(tx, run, call, inline.spec)) ?? call,
+          ready: false,
+        };
+      return { call, ready };
     });
 
     if (!ready) return call;
     return (await this.dispatchNow(call.id)) ?? (await this.get(call.id))!;
-  }
-
-  /** Writes the decision onto the call just recorded, its events after the request's, in the run's transaction. */
-  private async apply(
-    tx: Tx,
-    run: RunRow,
-    call: ToolCallRow,
-    decision: CallDecision,
-    args: Record<string, unknown>,
-    actor: string,
-  ): Promise<ToolCallRow> {
-    const [applied] = await tx
-      .update(toolCalls)
-      .set(changesOf(call.id, decision))
-      .where(eq(toolCalls.id, call.id))
-      .returning();
-    await appendEvents(tx, [
-      requestedEvent(call, args, actor),
-      ...decision.events.map((e) => ({ actor, ...e, runId: run.id, callId: call.id })),
-    ]);
-    if (decision.status === 'FAILED' && decision.failRun)
-      await this.runs.end(tx, run, 'FAILED', actor, decision.error);
-    return applied!;
   }
 
   /**
@@ -404,9 +381,21 @@ export class ToolCallService {
         if (grant) await this.grants.create(tx, row, grant, principal);
       },
       onDecided,
+      approved ? await this.inlineApproval(current) : undefined,
     );
     if (decided.status === 'APPROVED') void this.dispatchNow(callId);
     return decided;
+  }
+
+  /** How an approval runs the call in its own transaction, when the call's tool runs in one. */
+  private async inlineApproval(call: ToolCallRow): Promise<InlineApproval | undefined> {
+    const inline = this.inline;
+    const spec = inline && (await this.registry.get(call.name));
+    if (!inline || !spec || !inline.runsInTransaction(spec)) return undefined;
+    return {
+      lock: (tx) => this.runs.lock(tx, call.runId),
+      run: (tx, run, approved) => inline.dispatchIn(tx, run, approved.id, spec),
+    };
   }
 
   /** Pending approvals whose time ran out end as EXPIRED; those about to get their one warning. */

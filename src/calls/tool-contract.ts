@@ -74,10 +74,21 @@ export interface ToolExecutor {
    */
   unavailable?(specs: readonly ToolSpec[]): Promise<ReadonlyMap<string, Unavailability>>;
   execute(invocation: Invocation): Promise<ToolOutput>;
+  /**
+   * The tool's effects are rows in this database and nothing else: it runs inside its call's
+   * transaction, so a crash leaves either no effect (the call is dispatched again) or a completed
+   * call, never an `interrupted` one. Without it, a tool's effects count as external.
+   */
+  runsInTransaction?(spec: ToolSpec): boolean;
 }
 
 /** A tool defined in code: its spec and the function that runs it. */
 export interface BuiltInTool {
   spec: Omit<ToolSpec, 'source' | 'enabled'>;
   run(invocation: Invocation): Promise<ToolOutput>;
+  /**
+   * Everything it reads and writes is in this database, through services built on the
+   * composition root's ambient handle (see db/ambient.ts): it runs in its call's transaction.
+   */
+  inDatabase?: boolean;
 }

@@ -32,6 +32,10 @@ export const readOnlySpec = (
   ...fields,
 });
 
+/** Tools whose every read and write is a row of this database: they run in their call's transaction. */
+export const inDatabase = (tools: BuiltInTool[]): BuiltInTool[] =>
+  tools.map((tool) => ({ ...tool, inDatabase: true }));
+
 /** A tool's arguments, written once as zod: the registry stores `inputSchema`, `run` reads `parse`. */
 export interface ToolArguments<T> {
   inputSchema: JsonSchema;

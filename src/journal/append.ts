@@ -1,8 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { type JournalEvent, MAX_PAYLOAD_BYTES, type NewJournalEvent } from '../core/journal-event.js';
 import { cutAt } from '../core/unicode.js';
-import { type Executor, rowsOf } from '../db/tx.js';
-import { journalEvents } from './tables.js';
+import type { Db } from '../db/client.js';
+import type { Executor, Tx } from '../db/tx.js';
+import type { journalEvents } from './tables.js';
 
 export const JOURNAL_CHANNEL = 'ats_journal';
 
@@ -34,35 +35,77 @@ function boundedPayload(event: NewJournalEvent): Record<string, unknown> {
 }
 
 /**
+ * Events appended on a transaction that holds its journal (see `journaledTransaction`) wait here
+ * and are written by its last statement, so the counter row below is locked only from that
+ * statement to the commit, not while the rest of the transaction (a tool, say) runs.
+ */
+const held = new WeakMap<object, NewJournalEvent[]>();
+
+/**
  * Appends events inside the caller's transaction. Positions come from a counter row whose lock
  * is held until commit, so positions are gap-free and commit in order: a reader that has seen N
- * has seen everything before N. The NOTIFY (position only) is delivered at commit.
+ * has seen everything before N. The NOTIFY (position only) is delivered at commit. One statement:
+ * the counter, the rows and the NOTIFY are one round trip.
  */
-export async function appendEvents(tx: Executor, events: NewJournalEvent[]): Promise<JournalEvent[]> {
-  if (events.length === 0) return [];
-  const [counter] = rowsOf<{ last_seq: string | number | bigint }>(
-    await tx.execute(sql`
+export async function appendEvents(tx: Executor, events: NewJournalEvent[]): Promise<void> {
+  const waiting = held.get(tx);
+  if (waiting) {
+    waiting.push(...events);
+    return;
+  }
+  await writeEvents(tx, events);
+}
+
+async function writeEvents(tx: Executor, events: NewJournalEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const rows = events.map((event) => ({
+    type: event.type,
+    run_id: event.runId ?? null,
+    call_id: event.callId ?? null,
+    actor: event.actor,
+    payload: boundedPayload(event),
+  }));
+  await tx.execute(sql`
+    with counter as (
       insert into journal_counter (id, last_seq) values (true, ${events.length})
       on conflict (id) do update set last_seq = journal_counter.last_seq + excluded.last_seq
-      returning last_seq`),
-  );
-  const last = BigInt(counter!.last_seq);
-  const first = last - BigInt(events.length) + 1n;
-  const rows = await tx
-    .insert(journalEvents)
-    .values(
-      events.map((event, i) => ({
-        seq: first + BigInt(i),
-        type: event.type,
-        runId: event.runId ?? null,
-        callId: event.callId ?? null,
-        actor: event.actor,
-        payload: boundedPayload(event),
-      })),
+      returning last_seq
+    ), written as (
+      insert into journal_events (seq, type, run_id, call_id, actor, payload)
+      select counter.last_seq - ${events.length} + e.position, e.type, e.run_id, e.call_id, e.actor, e.payload
+      from counter,
+        rows from (jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          as (type text, run_id uuid, call_id uuid, actor text, payload jsonb))
+        with ordinality as e(type, run_id, call_id, actor, payload, position)
     )
-    .returning();
-  await tx.execute(sql`select pg_notify(${JOURNAL_CHANNEL}, ${last.toString()})`);
-  return rows.map(eventOf);
+    select pg_notify(${JOURNAL_CHANNEL}, counter.last_seq::text) from counter`);
+}
+
+/**
+ * A transaction whose journal events are all written at its end, in the order they were
+ * appended. Nested transactions (savepoints) opened through `journaledSavepoint` keep their
+ * events only if they commit.
+ */
+export function journaledTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    held.set(tx, []);
+    const result = await work(tx);
+    const events = held.get(tx)!;
+    held.delete(tx);
+    await writeEvents(tx, events);
+    return result;
+  });
+}
+
+/** A savepoint inside `tx`; its held events join `tx`'s when it commits and vanish when it rolls back. */
+export function journaledSavepoint<T>(tx: Tx, work: (savepoint: Tx) => Promise<T>): Promise<T> {
+  const parent = held.get(tx);
+  return tx.transaction(async (savepoint) => {
+    if (parent) held.set(savepoint, []);
+    const result = await work(savepoint);
+    if (parent) parent.push(...held.get(savepoint)!);
+    return result;
+  });
 }
 
 export function eventOf(row: typeof journalEvents.$inferSelect): JournalEvent {

@@ -30,8 +30,45 @@ function tool(name: string, over: Partial<BuiltInTool['spec']>, run: BuiltInTool
   };
 }
 
+/**
+ * A tool that keeps its effects in the database (it runs in its call's transaction): it journals a
+ * marker through the invocation, waits `ms` without looking at its signal (past its 50 ms budget
+ * in test.db_slow), then succeeds or, with `outcome: "fail"`, fails recoverably.
+ */
+function databaseTool(name: string, timeoutMs: number | null): BuiltInTool {
+  return {
+    ...tool(
+      name,
+      {
+        inputSchema: object(
+          {
+            marker: { type: 'string' },
+            outcome: { enum: ['ok', 'fail'] },
+            ms: { type: 'integer', minimum: 0 },
+          },
+          ['marker', 'outcome'],
+        ),
+        annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false, cost: null },
+        budget: { ...budget, timeoutMs },
+      },
+      async (inv) => {
+        await inv.transaction((_tx, journal) =>
+          journal([{ type: 'workspace_changed', payload: { marker: inv.arguments.marker } }]),
+        );
+        if (inv.arguments.ms) await sleep(Number(inv.arguments.ms));
+        if (inv.arguments.outcome === 'fail')
+          throw new RecoverableToolError({ own: 'no_hits' }, 'Nothing matched.');
+        return { content: [{ type: 'text', text: 'wrote' }] };
+      },
+    ),
+    inDatabase: true,
+  };
+}
+
 /** Tools that exist only in tests: registered through ServiceOptions.extraTools, never in production. */
 export const testTools: BuiltInTool[] = [
+  databaseTool('test.db_write', null),
+  databaseTool('test.db_slow', 50),
   tool('test.echo', { inputSchema: object({ text: { type: 'string' } }, ['text']) }, async (inv) => ({
     content: [{ type: 'text', text: String(inv.arguments.text) }],
     structured: { echoed: inv.arguments.text },

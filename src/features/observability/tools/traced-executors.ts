@@ -11,6 +11,7 @@ export function traceExecutors(executors: ToolExecutor[]): ToolExecutor[] {
   return executors.map((executor) => ({
     canExecute: (spec) => executor.canExecute(spec),
     ...(executor.unavailable ? { unavailable: (specs) => executor.unavailable!(specs) } : {}),
+    ...(executor.runsInTransaction ? { runsInTransaction: (spec) => executor.runsInTransaction!(spec) } : {}),
     execute: (invocation) =>
       inSpan(
         'tool.dispatch',

@@ -1,4 +1,5 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
+import { inDatabase } from '../../../calls/tool-kit.js';
 import {
   DEFAULT_READ_CHARS_PER_CALL,
   DEFAULT_READ_CHARS_PER_RUN,
@@ -13,5 +14,5 @@ export function skillTools(
   skills: SkillService,
   limits: SkillReadBudget = { perCall: DEFAULT_READ_CHARS_PER_CALL, perRun: DEFAULT_READ_CHARS_PER_RUN },
 ): BuiltInTool[] {
-  return [listTool(skills), readTool(skills, limits)];
+  return inDatabase([listTool(skills), readTool(skills, limits)]);
 }

@@ -1,4 +1,5 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
+import { inDatabase } from '../../../calls/tool-kit.js';
 import type { Workspaces } from '../workspaces.js';
 import { applyPatchTool } from './apply-patch.js';
 import { createCheckpointTool } from './create-checkpoint.js';
@@ -10,7 +11,7 @@ import { writeFileTool } from './write-file.js';
 
 /** The workspace tools (seed §7.1), over the workspaces the composition root built. */
 export function workspaceTools(workspaces: Workspaces): BuiltInTool[] {
-  return [
+  return inDatabase([
     listFilesTool(workspaces),
     readFileTool(workspaces),
     writeFileTool(workspaces),
@@ -18,5 +19,5 @@ export function workspaceTools(workspaces: Workspaces): BuiltInTool[] {
     createCheckpointTool(workspaces),
     restoreCheckpointTool(workspaces),
     finishTool(workspaces),
-  ];
+  ]);
 }

@@ -1,0 +1,93 @@
+import { eq } from 'drizzle-orm';
+import { callTimedOut } from '../core/call-results.js';
+import type { ToolSpec } from '../core/tool-spec.js';
+import { inTransaction } from '../db/ambient.js';
+import type { Tx } from '../db/tx.js';
+import { journaledSavepoint } from '../journal/append.js';
+import { type CallOutcome, type ExecutionDeps, failed, outcomeOfThrow } from './execute-call.js';
+import { buildInvocation, type WritePlace } from './invocation.js';
+import { type LandingDeps, landIn } from './land-outcome.js';
+import { specOf } from './registry-service.js';
+import { storeResource } from './resource-store.js';
+import type { RunRow } from './run-service.js';
+import { shapeResult } from './shape-result.js';
+import { tools } from './tables.js';
+import type { ToolCallRow } from './tool-call-service.js';
+import type { ToolExecutor, ToolOutput } from './tool-contract.js';
+
+/** Thrown inside the tool's savepoint so that a timed-out tool's writes are rolled back with it. */
+class TimedOut extends Error {}
+
+/**
+ * Runs a started call whose tool keeps its effects in this database inside `tx`, the call's own
+ * transaction, and lands the outcome there: the effects, the result and their journal events
+ * commit together or not at all. The tool runs in a savepoint, so a tool that fails leaves none of
+ * its writes behind while its failure is still recorded. The run's row must already be locked.
+ *
+ * A timeout aborts the tool's signal but the transaction cannot move on until the tool's queries
+ * have, so its end is awaited; whatever it did is then rolled back and the call fails as timed out.
+ */
+export async function runInTransaction(
+  deps: ExecutionDeps & Omit<LandingDeps, 'db'>,
+  tx: Tx,
+  run: RunRow,
+  call: ToolCallRow,
+  spec: ToolSpec,
+  executor: ToolExecutor,
+): Promise<ToolCallRow | null> {
+  const started = Date.now();
+  const outcome = await executeIn(deps, tx, run, call, spec, executor);
+  return landIn(tx, deps, run, call, outcome, Date.now() - started);
+}
+
+async function executeIn(
+  deps: ExecutionDeps,
+  tx: Tx,
+  run: RunRow,
+  call: ToolCallRow,
+  spec: ToolSpec,
+  executor: ToolExecutor,
+): Promise<CallOutcome> {
+  const timeoutMs = call.timeoutMs ?? deps.options.defaultTimeoutMs;
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`${call.name} timed out`, 'TimeoutError')),
+    timeoutMs,
+  );
+  const started = Date.now();
+  try {
+    return await journaledSavepoint(tx, async (savepoint) => {
+      const place: WritePlace = {
+        executor: savepoint,
+        transaction: (work) => journaledSavepoint(savepoint, work),
+      };
+      const deadline = new Date(started + timeoutMs);
+      const invocation = buildInvocation(place, call, run, spec, controller.signal, deadline);
+      const output: ToolOutput = await inTransaction(savepoint, place.transaction, () =>
+        executor.execute(invocation),
+      );
+      if (controller.signal.aborted) throw new TimedOut();
+      const result = await shapeResult(
+        call.id,
+        spec,
+        output,
+        call.maxOutputTokens,
+        Date.now() - started,
+        (content, mime) => storeResource(savepoint, content, mime, run.id),
+      );
+      return { status: 'COMPLETED', result, completeRun: output.completeRun ?? false } as const;
+    });
+  } catch (error) {
+    if (error instanceof TimedOut || controller.signal.aborted)
+      return failed(call, callTimedOut(call.name, timeoutMs));
+    return outcomeOfThrow(deps.logger, call, error, false);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The registered spec, read in the caller's transaction (a query outside it would wait for it on PGlite). */
+export async function toolSpecIn(tx: Tx, name: string): Promise<ToolSpec | null> {
+  const [row] = await tx.select().from(tools).where(eq(tools.name, name)).limit(1);
+  return row ? specOf(row) : null;
+}
