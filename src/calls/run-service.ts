@@ -14,7 +14,7 @@ import { appendEvents } from '../journal/append.js';
 import type { ResourceOwnership } from './resource-access.js';
 import { resolveRunLimits } from './rules/run-limits.js';
 import type { ProfileRunDefaultsService } from './run-defaults-service.js';
-import { runs, toolCalls } from './tables.js';
+import { runs, runToolUsage, toolCalls } from './tables.js';
 
 export type RunRow = typeof runs.$inferSelect;
 
@@ -278,19 +278,24 @@ export class RunService {
     return ended!;
   }
 
-  /** Per-tool and total calls that count against the run's budget, read under the run lock. */
+  /**
+   * Per-tool and total calls that count against the run's budget, read under the run lock. They
+   * come from run_tool_usage, counters a trigger keeps in the transaction that writes each call:
+   * counting the run's calls here read every call it had made on every call it made, so a long
+   * run's requests grew slower the longer it ran.
+   */
   async usage(db: Executor, run: RunRow) {
     const rows = await db
-      .select({ name: toolCalls.name })
-      .from(toolCalls)
-      .where(and(eq(toolCalls.runId, run.id), eq(toolCalls.countsAgainstBudget, true)));
+      .select({ name: runToolUsage.toolName, calls: runToolUsage.calls })
+      .from(runToolUsage)
+      .where(eq(runToolUsage.runId, run.id));
     const callsByTool = new Map<string, number>();
-    for (const r of rows) callsByTool.set(r.name, (callsByTool.get(r.name) ?? 0) + 1);
-    return {
-      maxCalls: run.maxCalls,
-      maxCallsPerTool: run.maxCallsPerTool,
-      totalCalls: rows.length,
-      callsByTool,
-    };
+    let totalCalls = 0;
+    for (const r of rows) {
+      if (r.calls === 0) continue;
+      callsByTool.set(r.name, r.calls);
+      totalCalls += r.calls;
+    }
+    return { maxCalls: run.maxCalls, maxCallsPerTool: run.maxCallsPerTool, totalCalls, callsByTool };
   }
 }
