@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, or, type SQL } from 'drizzle-orm';
+import { and, asc, eq, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { coversUser } from '../core/access.js';
 import { actorOf, type Principal } from '../core/auth.js';
@@ -23,6 +23,8 @@ import {
 import { normalizeBudget, type ToolSpec } from '../core/tool-spec.js';
 import type { Db } from '../db/client.js';
 import type { Executor } from '../db/tx.js';
+import { Cached } from '../journal/cached.js';
+import type { Invalidations } from '../journal/invalidations.js';
 import type { ToolAvailability } from './availability.js';
 import type { RegistryService } from './registry-service.js';
 import { type CallDecision, decideCall } from './rules/decide.js';
@@ -76,14 +78,36 @@ function assertMaySet(principal: Principal, layer: PolicyLayer, scopeId: string 
   );
 }
 
+/** Whether a rule can apply in this context: the platform's, every source's, and the scopes the context names. */
+function appliesIn(rule: PolicyRule, context: PolicyContext): boolean {
+  switch (rule.layer) {
+    case 'PLATFORM':
+      return rule.scopeId === null;
+    case 'SOURCE':
+      return true;
+    case 'USER':
+      return !!context.userId && rule.scopeId === context.userId;
+    case 'PROFILE':
+      return !!context.profileId && rule.scopeId === context.profileId;
+    case 'PLAN_NODE':
+      return !!context.planNodeId && rule.scopeId === context.planNodeId;
+  }
+}
+
 export class PolicyService {
+  /** Every rule, oldest first: the table is small and every call request reads it. */
+  private readonly rules: Cached<PolicyRule[]>;
+
   constructor(
     private readonly db: Db,
     private readonly registry: RegistryService,
     private readonly availability: ToolAvailability,
     /** The workspace path rules, for conditions on path arguments (core cannot import a feature). */
     private readonly canonicalPath: PathCanonicaliser,
-  ) {}
+    private readonly changes: Invalidations,
+  ) {
+    this.rules = new Cached(changes, 'policy');
+  }
 
   async list(filter: { layer?: PolicyLayer | null; scopeId?: string | null }): Promise<PolicyRule[]> {
     const conditions: SQL[] = [];
@@ -116,21 +140,33 @@ export class PolicyService {
       conditions: (input.conditions ?? []).map(conditionOf),
       createdBy: actorOf(principal),
     };
-    if (input.id) {
-      const existing = await this.get(input.id, db);
-      assertMaySet(principal, existing.layer, existing.scopeId);
-      const [row] = await db.update(policyRules).set(values).where(eq(policyRules.id, input.id)).returning();
+    return this.write(db, async (tx) => {
+      const id = input.id;
+      if (id) {
+        const existing = await this.get(id, tx);
+        assertMaySet(principal, existing.layer, existing.scopeId);
+      }
+      const [row] = id
+        ? await tx.update(policyRules).set(values).where(eq(policyRules.id, id)).returning()
+        : await tx.insert(policyRules).values(values).returning();
+      await this.changes.notify(tx, 'policy');
       return ruleOf(row!);
-    }
-    const [row] = await db.insert(policyRules).values(values).returning();
-    return ruleOf(row!);
+    });
   }
 
   async remove(id: string, principal: Principal, db: Executor = this.db): Promise<boolean> {
-    const existing = await this.get(id, db);
-    assertMaySet(principal, existing.layer, existing.scopeId);
-    await db.delete(policyRules).where(eq(policyRules.id, id));
-    return true;
+    return this.write(db, async (tx) => {
+      const existing = await this.get(id, tx);
+      assertMaySet(principal, existing.layer, existing.scopeId);
+      await tx.delete(policyRules).where(eq(policyRules.id, id));
+      await this.changes.notify(tx, 'policy');
+      return true;
+    });
+  }
+
+  /** `work` in the caller's transaction when it gives one (its owner commits), else in one of its own. */
+  private write<T>(db: Executor, work: (tx: Executor) => Promise<T>): Promise<T> {
+    return db === this.db ? this.changes.transaction(work) : work(db);
   }
 
   private async get(id: string, db: Executor): Promise<PolicyRule> {
@@ -140,24 +176,21 @@ export class PolicyService {
     return ruleOf(row);
   }
 
-  /** Only the rules that can apply to this context are loaded; resolution itself is the pure function in core/policy.ts. */
+  /**
+   * The rules that can apply to this context, oldest first; resolution itself is the pure function
+   * in core/policy.ts. Read from this process's copy of the table; `db`, when it is a transaction,
+   * is the one a load runs on (a single-connection database would wait on it otherwise), and one
+   * that changed rules itself reads its own.
+   */
   async rulesFor(context: PolicyContext, db: Executor = this.db): Promise<PolicyRule[]> {
-    const scoped = (layer: PolicyLayer, scopeId: string | null | undefined) =>
-      scopeId ? and(eq(policyRules.layer, layer), eq(policyRules.scopeId, scopeId)) : undefined;
-    const rows = await db
-      .select()
-      .from(policyRules)
-      .where(
-        or(
-          and(eq(policyRules.layer, 'PLATFORM'), isNull(policyRules.scopeId)),
-          eq(policyRules.layer, 'SOURCE'),
-          scoped('USER', context.userId),
-          scoped('PROFILE', context.profileId),
-          scoped('PLAN_NODE', context.planNodeId),
-        ),
-      )
-      .orderBy(asc(policyRules.createdAt), asc(policyRules.id));
-    return rows.map(ruleOf);
+    const all = await this.rules.read(async () => {
+      const rows = await db
+        .select()
+        .from(policyRules)
+        .orderBy(asc(policyRules.createdAt), asc(policyRules.id));
+      return rows.map(ruleOf);
+    }, db);
+    return all.filter((rule) => appliesIn(rule, context));
   }
 
   /** What the model of a run with this context is offered (and why each other tool is not). */

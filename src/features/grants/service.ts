@@ -18,6 +18,7 @@ import { parseInput } from '../../core/parse-input.js';
 import type { PathCanonicaliser } from '../../core/policy-conditions.js';
 import type { Db } from '../../db/client.js';
 import type { Executor, Tx } from '../../db/tx.js';
+import type { Invalidations } from '../../journal/invalidations.js';
 import { type GrantPlan, grantCovers, planGrant } from './rules/grant-plan.js';
 import { type GrantRow, grants } from './tables.js';
 
@@ -61,6 +62,8 @@ export class GrantService {
     private readonly policy: PolicyService,
     /** The workspace path rules, for conditions on path arguments. */
     private readonly canonicalPath: PathCanonicaliser,
+    /** A revocation answers once every process has heard that the rule it removed is gone. */
+    private readonly changes: Invalidations,
   ) {}
 
   /** What approving `callId` with this scope would grant, exactly as the approval would save it. */
@@ -150,7 +153,7 @@ export class GrantService {
 
   /** The next matching call asks again; an ALWAYS grant's policy rule is removed with it. */
   revoke(id: string, principal: Principal): Promise<GrantRow> {
-    return this.db.transaction(async (tx) => {
+    return this.changes.transaction(async (tx) => {
       const grant = await this.get(id, principal, tx);
       if (!grant) throw notFound(`no grant ${id}`);
       if (!mayChange(principal, grant))
