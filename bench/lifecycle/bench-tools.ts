@@ -2,7 +2,11 @@ import type { BuiltInTool } from '../../src/calls/tool-contract.js';
 import { CLI_PRINCIPAL } from '../../src/cli/command.js';
 import type { Principal } from '../../src/core/auth.js';
 
-/** A built-in tool that does nothing; the benches allow `bench.noop` by policy and make `bench.ask` ask a person. */
+/**
+ * A built-in tool that does nothing; the benches allow `bench.noop` by policy and make `bench.ask`
+ * ask a person. Having no effects, it has none outside the database: it runs in its call's
+ * transaction, as the workspace tools do.
+ */
 export const noTool = (name: string): BuiltInTool => ({
   spec: {
     name,
@@ -16,6 +20,7 @@ export const noTool = (name: string): BuiltInTool => ({
     budget: { maxCalls: null, maxOutputTokens: null, timeoutMs: null, approvalTimeoutMs: null },
   },
   run: async () => ({ content: [] }),
+  inDatabase: true,
 });
 
 /** The admin token's principal, for set-up done through services rather than the API. */
