@@ -12,6 +12,8 @@ import {
 } from '../core/tool-input.js';
 import type { ToolSource, ToolSpec } from '../core/tool-spec.js';
 import type { Db } from '../db/client.js';
+import { Cached } from '../journal/cached.js';
+import type { Invalidations } from '../journal/invalidations.js';
 import type { ToolAvailability } from './availability.js';
 import { tools } from './tables.js';
 
@@ -57,15 +59,27 @@ function namespaceOwner(spec: ToolSpec): string | null {
 }
 
 export class RegistryService {
+  /** Every tool by name, in name order: every call request and dispatch reads its tool here. */
+  private readonly byName: Cached<ReadonlyMap<string, ToolSpec>>;
+
   constructor(
     private readonly db: Db,
+    private readonly changes: Invalidations,
     /** Without it (tools for tests only), registration does not check for an executor. */
     private readonly availability: ToolAvailability | null = null,
-  ) {}
+  ) {
+    this.byName = new Cached(changes, 'registry');
+  }
+
+  private table(): Promise<ReadonlyMap<string, ToolSpec>> {
+    return this.byName.read(async () => {
+      const rows = await this.db.select().from(tools).orderBy(asc(tools.name));
+      return new Map(rows.map((row) => [row.name, specOf(row)]));
+    });
+  }
 
   async get(name: string): Promise<ToolSpec | null> {
-    const [row] = await this.db.select().from(tools).where(eq(tools.name, name)).limit(1);
-    return row ? specOf(row) : null;
+    return (await this.table()).get(name) ?? null;
   }
 
   async require(name: string): Promise<ToolSpec> {
@@ -75,7 +89,7 @@ export class RegistryService {
   }
 
   async all(): Promise<ToolSpec[]> {
-    return (await this.db.select().from(tools).orderBy(asc(tools.name))).map(specOf);
+    return [...(await this.table()).values()];
   }
 
   /** Keyset page ordered by name, the shape Pothos' resolveCursorConnection asks for. */
@@ -113,12 +127,15 @@ export class RegistryService {
       });
     }
     const values = rowValues({ ...spec, enabled: existing?.enabled ?? true }, namespaceOwner(spec));
-    const [row] = await this.db
-      .insert(tools)
-      .values(values)
-      .onConflictDoUpdate({ target: tools.name, set: values })
-      .returning();
-    return specOf(row!);
+    return this.changes.transaction(async (tx) => {
+      const [row] = await tx
+        .insert(tools)
+        .values(values)
+        .onConflictDoUpdate({ target: tools.name, set: values })
+        .returning();
+      await this.changes.notify(tx, 'registry');
+      return specOf(row!);
+    });
   }
 
   async update(name: string, raw: UpdateToolInput | unknown): Promise<ToolSpec> {
@@ -137,12 +154,15 @@ export class RegistryService {
       }
     }
     const next = applyToolUpdate(spec, update);
-    const [row] = await this.db
-      .update(tools)
-      .set({ ...next, updatedAt: new Date() })
-      .where(eq(tools.name, name))
-      .returning();
-    return specOf(row!);
+    return this.changes.transaction(async (tx) => {
+      const [row] = await tx
+        .update(tools)
+        .set({ ...next, updatedAt: new Date() })
+        .where(eq(tools.name, name))
+        .returning();
+      await this.changes.notify(tx, 'registry');
+      return specOf(row!);
+    });
   }
 
   setEnabled(name: string, enabled: boolean): Promise<ToolSpec> {
@@ -152,23 +172,36 @@ export class RegistryService {
   async remove(name: string): Promise<boolean> {
     const spec = await this.require(name);
     if (spec.source === 'BUILT_IN') throw conflict(`tool ${name} is BUILT_IN and cannot be removed`);
-    await this.db.delete(tools).where(eq(tools.name, name));
+    await this.changes.transaction(async (tx) => {
+      await tx.delete(tools).where(eq(tools.name, name));
+      await this.changes.notify(tx, 'registry');
+    });
     return true;
   }
 
   /** The server's own tools: defined in code, (re)written at startup, never through the API. */
-  async upsertBuiltIn(spec: Omit<ToolSpec, 'source' | 'enabled'>): Promise<void> {
-    const full: ToolSpec = { ...spec, source: 'BUILT_IN', enabled: true };
-    const {
-      enabled: _keepAdminChoice,
-      visibility: _v,
-      permission: _p,
-      budget: _b,
-      ...definition
-    } = rowValues(full, null);
-    await this.db
-      .insert(tools)
-      .values(rowValues(full, null))
-      .onConflictDoUpdate({ target: tools.name, set: definition });
+  upsertBuiltIn(spec: Omit<ToolSpec, 'source' | 'enabled'>): Promise<void> {
+    return this.upsertBuiltIns([spec]);
+  }
+
+  /** All of them in one transaction (and one notification), as the server starts. */
+  async upsertBuiltIns(specs: readonly Omit<ToolSpec, 'source' | 'enabled'>[]): Promise<void> {
+    await this.changes.transaction(async (tx) => {
+      for (const spec of specs) {
+        const full: ToolSpec = { ...spec, source: 'BUILT_IN', enabled: true };
+        const {
+          enabled: _keepAdminChoice,
+          visibility: _v,
+          permission: _p,
+          budget: _b,
+          ...definition
+        } = rowValues(full, null);
+        await tx
+          .insert(tools)
+          .values(rowValues(full, null))
+          .onConflictDoUpdate({ target: tools.name, set: definition });
+      }
+      await this.changes.notify(tx, 'registry');
+    });
   }
 }

@@ -6,6 +6,7 @@ import { conflict, forbidden, notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';
 import { normalizeAnnotations, normalizeBudget, type ToolSpec } from '../../core/tool-spec.js';
 import type { Db } from '../../db/client.js';
+import type { Invalidations } from '../../journal/invalidations.js';
 import {
   type ExtensionToolInput,
   extensionToolName,
@@ -27,7 +28,10 @@ export function extensionOf(principal: Principal): string {
  * re-registration keeps it.
  */
 export class ExtensionToolService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly changes: Invalidations,
+  ) {}
 
   async list(principal: Principal): Promise<ToolSpec[]> {
     const extensionId = extensionOf(principal);
@@ -43,7 +47,7 @@ export class ExtensionToolService {
     const extensionId = extensionOf(principal);
     const input = parseInput(registerExtensionToolsInputSchema, raw);
     const names = input.tools.map((t) => extensionToolName(extensionId, t.name));
-    return this.db.transaction(async (tx) => {
+    return this.changes.transaction(async (tx) => {
       const existing = names.length
         ? await tx.select().from(tools).where(inArray(tools.name, names)).for('update')
         : [];
@@ -83,6 +87,7 @@ export class ExtensionToolService {
         );
         await tx.update(tools).set({ enabled: false, updatedAt: new Date() }).where(stale);
       }
+      await this.changes.notify(tx, 'registry');
       return registered;
     });
   }
@@ -91,7 +96,7 @@ export class ExtensionToolService {
   async unregister(localNames: string[], principal: Principal): Promise<ToolSpec[]> {
     const extensionId = extensionOf(principal);
     const names = localNames.map((n) => extensionToolName(extensionId, parseInput(localNameSchema, n)));
-    return this.db.transaction(async (tx) => {
+    return this.changes.transaction(async (tx) => {
       const rows = names.length
         ? await tx
             .update(tools)
@@ -103,6 +108,7 @@ export class ExtensionToolService {
         : [];
       const missing = names.filter((n) => !rows.some((r) => r.name === n));
       if (missing.length > 0) throw notFound(`this extension has no tool named ${missing.join(', ')}`);
+      await this.changes.notify(tx, 'registry');
       return rows.map(specOf);
     });
   }

@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../core/logger.js';
 import { cutAt } from '../../core/unicode.js';
-import type { Db } from '../../db/client.js';
+import type { Invalidations } from '../../journal/invalidations.js';
 import { type SyncChanges, syncServerTools } from './registry-sync.js';
 import type { ConnectionState, McpServerConfig } from './rules/mcp-server.js';
 import { mapRemoteTool } from './tool-mapping.js';
@@ -89,7 +89,8 @@ export class McpConnection {
 
   constructor(
     readonly config: McpServerConfig,
-    private readonly db: Db,
+    /** Registry writes notify every process's registry cache through it. */
+    private readonly changes: Invalidations,
     private readonly logger: Logger,
     private readonly options: ConnectionOptions,
     /** False for a one-shot connection (the CLI): a failed attempt is reported, not retried. */
@@ -255,7 +256,7 @@ export class McpConnection {
       cursors.add(cursor);
     }
     const mapped = listed.map((tool) => mapRemoteTool(this.config.name, tool));
-    const { changes, registered } = await syncServerTools(this.db, this.config.name, mapped);
+    const { changes, registered } = await syncServerTools(this.changes, this.config.name, mapped);
     this.lastChanges = changes;
     if (this.client !== client) return changes;
     this.remoteNames = new Map(

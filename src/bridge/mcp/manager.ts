@@ -5,6 +5,7 @@ import { notFound } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { Db } from '../../db/client.js';
 import type { JournalBus } from '../../journal/bus.js';
+import type { Invalidations } from '../../journal/invalidations.js';
 import {
   type ConnectionOptions,
   defaultConnectionOptions,
@@ -51,6 +52,7 @@ export class McpConnectionManager {
 
   constructor(
     private readonly db: Db,
+    private readonly changes: Invalidations,
     private readonly bus: JournalBus,
     private readonly logger: Logger,
     private readonly options: ConnectionOptions = defaultConnectionOptions,
@@ -190,7 +192,7 @@ export class McpConnectionManager {
       await current.close();
     }
     if (!config?.enabled || !this.started) return;
-    const connection = new McpConnection(config, this.db, this.logger, this.options, true, (connected) =>
+    const connection = new McpConnection(config, this.changes, this.logger, this.options, true, (connected) =>
       this.setPresence(name, connected),
     );
     this.connections.set(name, connection);
@@ -205,7 +207,7 @@ export class McpConnectionManager {
     const config = await this.load(name);
     if (!config) throw notFound(`no MCP server named ${name}`);
     if (!this.started) {
-      const once = new McpConnection(config, this.db, this.logger, this.options, false);
+      const once = new McpConnection(config, this.changes, this.logger, this.options, false);
       try {
         await once.connect();
         return { status: { ...once.status }, changes: once.lastChanges };

@@ -2,9 +2,9 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { tools } from '../../calls/tables.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
-import type { Db } from '../../db/client.js';
 import type { Tx } from '../../db/tx.js';
 import { appendEvents } from '../../journal/append.js';
+import type { Invalidations } from '../../journal/invalidations.js';
 import { lockMcpServer } from './service.js';
 import { mcpServers, mcpTools } from './tables.js';
 import type { MappedTool } from './tool-mapping.js';
@@ -37,12 +37,12 @@ const definition = (
  * or removed): all its tools are disabled, none deleted, so their calls keep their history.
  */
 export async function syncServerTools(
-  db: Db,
+  registry: Invalidations,
   server: string,
   offered: MappedTool[] | null,
   actor = SYNC_ACTOR,
 ): Promise<{ changes: SyncChanges; registered: Set<string> }> {
-  return db.transaction(async (tx) => {
+  return registry.transaction(async (tx) => {
     const registered = new Set<string>();
     await lockMcpServer(tx, server);
     const changes: SyncChanges = { added: [], updated: [], disabled: [], reenabled: [], rejected: [] };
@@ -148,6 +148,7 @@ export async function syncServerTools(
     const changed = Object.values(changes).some((list) => list.length > 0);
     if (changed) {
       await appendEvents(tx, [{ type: 'mcp_tools_changed', actor, payload: { server, ...changes } }]);
+      await registry.notify(tx, 'registry');
     }
     return { changes, registered };
   });

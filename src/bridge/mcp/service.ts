@@ -6,6 +6,7 @@ import { parseInput } from '../../core/parse-input.js';
 import type { Db } from '../../db/client.js';
 import type { Tx } from '../../db/tx.js';
 import { appendEvents } from '../../journal/append.js';
+import type { Invalidations } from '../../journal/invalidations.js';
 import {
   type AddMcpServerInput,
   addMcpServerInputSchema,
@@ -35,7 +36,10 @@ export async function lockMcpServer(tx: Tx, server: string): Promise<void> {
 export class McpServerService {
   private readonly listeners: Array<(name: string) => Promise<void>> = [];
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly changes: Invalidations,
+  ) {}
 
   /** Called after each committed change, so this process reconciles without waiting for the bus. */
   onChange(listener: (name: string) => Promise<void>): void {
@@ -116,7 +120,7 @@ export class McpServerService {
 
   /** Disabling closes every process's connection and disables the server's tools (they come back when it is enabled). */
   async setEnabled(name: string, enabled: boolean, actor: string): Promise<McpServerConfig> {
-    const changed = await this.db.transaction(async (tx) => {
+    const changed = await this.changes.transaction(async (tx) => {
       const [row] = await tx
         .update(mcpServers)
         .set({ enabled, updatedAt: new Date() })
@@ -133,7 +137,7 @@ export class McpServerService {
 
   /** Removes the configuration; the server's tools stay in the registry, disabled, with their history. */
   async remove(name: string, actor: string): Promise<boolean> {
-    await this.db.transaction(async (tx) => {
+    await this.changes.transaction(async (tx) => {
       const [row] = await tx.select().from(mcpServers).where(eq(mcpServers.name, name)).for('update');
       if (!row) throw notFound(`no MCP server named ${name}`);
       await this.withdrawTools(tx, name);
@@ -157,6 +161,7 @@ export class McpServerService {
       .set({ present: false, updatedAt: new Date() })
       .where(eq(mcpTools.serverName, name));
     if (disabled.length === 0) return;
+    await this.changes.notify(tx, 'registry');
     await tx
       .update(mcpTools)
       .set({ disabledBySync: true })
