@@ -7,6 +7,7 @@ import { badInput, conflict, notFound } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { parseInput } from '../../core/parse-input.js';
 import type { Db } from '../../db/client.js';
+import type { Invalidations } from '../../journal/invalidations.js';
 import { apiTokens } from './tables.js';
 
 const pattern = z
@@ -155,11 +156,26 @@ export type Authentication = { principal: Principal } | { refused: string };
 
 const NOT_FOUND = (id: string) => notFound(`no API token ${id}`);
 
+/** How long a token's row is reused for the requests of its secret; a change to it ends that at once. */
+export const DEFAULT_TOKEN_CACHE_MS = 5_000;
+
 export class TokenService {
+  /** The row each recently used secret matched, until `until` (ms); only rows found, never a miss. */
+  private readonly byHash = new Map<string, { row: ApiTokenRow; until: number }>();
+  private generation = 0;
+
   constructor(
     private readonly db: Db,
+    /** Revoking, rotating or rebinding a token tells every process to drop the rows it keeps. */
+    private readonly changes: Invalidations,
     private readonly logger?: Logger,
-  ) {}
+    private readonly cacheMs = DEFAULT_TOKEN_CACHE_MS,
+  ) {
+    changes.on('tokens', () => {
+      this.generation += 1;
+      this.byHash.clear();
+    });
+  }
 
   /** Returns the secret once; only its hash is stored. */
   async create(raw: CreateTokenInput | unknown): Promise<{ secret: string; token: ApiTokenRow }> {
@@ -189,11 +205,7 @@ export class TokenService {
    */
   async authenticate(secret: string, now = new Date()): Promise<Authentication | null> {
     const hash = hashSecret(secret);
-    const [row] = await this.db
-      .select()
-      .from(apiTokens)
-      .where(or(eq(apiTokens.tokenHash, hash), eq(apiTokens.previousTokenHash, hash)))
-      .limit(1);
+    const row = await this.rowOf(hash, now);
     if (!row) return null;
     if (row.revokedAt) return { refused: 'this token was revoked' };
     if (row.expiresAt && row.expiresAt <= now)
@@ -205,9 +217,33 @@ export class TokenService {
     if (problem)
       return { refused: `${problem}: an admin must bind it (token bind) or mark it legacy-unbound` };
     secretHashes.set(principal, hash);
-    if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS)
+    if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
       void this.touch(row.id);
+      const kept = this.byHash.get(hash);
+      if (kept?.row === row) kept.row = { ...row, lastUsedAt: now };
+    }
     return { principal };
+  }
+
+  /**
+   * The row this secret hash matches: the one kept for it while fresh, else read (and kept, unless
+   * a change was heard while it was read, or one this process made is not yet back). What a row
+   * says (revoked, expiry, the previous secret's overlap) is judged on every use, at `now`.
+   */
+  private async rowOf(hash: string, now: Date): Promise<ApiTokenRow | undefined> {
+    const unsettled = this.changes.unsettled('tokens');
+    const kept = this.byHash.get(hash);
+    if (kept && now.getTime() < kept.until && !unsettled) return kept.row;
+    if (kept) this.byHash.delete(hash);
+    const generation = this.generation;
+    const [row] = await this.db
+      .select()
+      .from(apiTokens)
+      .where(or(eq(apiTokens.tokenHash, hash), eq(apiTokens.previousTokenHash, hash)))
+      .limit(1);
+    if (row && this.cacheMs > 0 && !unsettled && generation === this.generation)
+      this.byHash.set(hash, { row, until: now.getTime() + this.cacheMs });
+    return row;
   }
 
   /**
@@ -253,7 +289,10 @@ export class TokenService {
   async revoke(id: string): Promise<boolean> {
     const row = await this.existing(id);
     if (!row.revokedAt)
-      await this.db.update(apiTokens).set({ revokedAt: new Date() }).where(eq(apiTokens.id, id));
+      await this.changes.transaction(async (tx) => {
+        await tx.update(apiTokens).set({ revokedAt: new Date() }).where(eq(apiTokens.id, id));
+        await this.changes.notify(tx, 'tokens');
+      });
     return true;
   }
 
@@ -280,8 +319,11 @@ export class TokenService {
       problems.push(`input.${path}: ${message}`),
     );
     if (problems.length > 0) throw badInput(problems.join('; '));
-    const [updated] = await this.db.update(apiTokens).set(next).where(eq(apiTokens.id, id)).returning();
-    return updated!;
+    return this.changes.transaction(async (tx) => {
+      const [updated] = await tx.update(apiTokens).set(next).where(eq(apiTokens.id, id)).returning();
+      await this.changes.notify(tx, 'tokens');
+      return updated!;
+    });
   }
 
   /**
@@ -300,17 +342,20 @@ export class TokenService {
     if (row.expiresAt && row.expiresAt <= now)
       throw conflict(`API token ${id} has expired; create a new one`);
     const secret = newSecret();
-    const [updated] = await this.db
-      .update(apiTokens)
-      .set({
-        tokenHash: hashSecret(secret),
-        previousTokenHash: row.tokenHash,
-        previousValidUntil: new Date(now.getTime() + overlapSeconds * 1000),
-        rotatedAt: now,
-      })
-      .where(eq(apiTokens.id, id))
-      .returning();
-    return { secret, token: updated! };
+    return this.changes.transaction(async (tx) => {
+      const [updated] = await tx
+        .update(apiTokens)
+        .set({
+          tokenHash: hashSecret(secret),
+          previousTokenHash: row.tokenHash,
+          previousValidUntil: new Date(now.getTime() + overlapSeconds * 1000),
+          rotatedAt: now,
+        })
+        .where(eq(apiTokens.id, id))
+        .returning();
+      await this.changes.notify(tx, 'tokens');
+      return { secret, token: updated! };
+    });
   }
 
   private async existing(id: string): Promise<ApiTokenRow> {
@@ -333,10 +378,13 @@ export class TokenService {
   /** ADMIN_TOKEN from the environment: after this, exactly that secret works as an admin token. */
   async ensureAdminToken(secret: string): Promise<void> {
     const tokenHash = hashSecret(secret);
-    await this.db
-      .insert(apiTokens)
-      .values({ name: 'ADMIN_TOKEN', role: 'ADMIN', tokenHash })
-      .onConflictDoUpdate({ target: apiTokens.tokenHash, set: { role: 'ADMIN', revokedAt: null } });
+    await this.changes.transaction(async (tx) => {
+      await tx
+        .insert(apiTokens)
+        .values({ name: 'ADMIN_TOKEN', role: 'ADMIN', tokenHash })
+        .onConflictDoUpdate({ target: apiTokens.tokenHash, set: { role: 'ADMIN', revokedAt: null } });
+      await this.changes.notify(tx, 'tokens');
+    });
   }
 
   /** On a fresh database with no usable admin token, mint one so the operator can get in. */
