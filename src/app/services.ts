@@ -68,6 +68,7 @@ import {
 import { checkWorkspacePath } from '../features/workspace/rules/paths.js';
 import { WorldInfoService, worldInfoTools } from '../features/worldinfo/index.js';
 import { JournalBus } from '../journal/bus.js';
+import { Invalidations } from '../journal/invalidations.js';
 import { JournalService } from '../journal/service.js';
 import { ContextService } from '../model/context/service.js';
 import { ModelService } from '../model/service.js';
@@ -90,6 +91,8 @@ export interface Services {
   /** Scoped grants: RUN and ALWAYS approvals, listed and revoked. */
   grants: GrantService;
   bus: JournalBus;
+  /** Tells every process's caches (policy rules, registry, token rows) what changed. */
+  invalidations: Invalidations;
   journal: JournalService;
   dispatcher: Dispatcher;
   builtIns: BuiltInExecutor;
@@ -135,6 +138,8 @@ export interface ServiceOptions {
   mcp?: Partial<ConnectionOptions>;
   /** How often open subscriptions' tokens are re-checked (TOKEN_CHECK_INTERVAL_MS). */
   tokenCheckMs?: number;
+  /** How long a token's row is reused between requests (0: read on every request). */
+  tokenCacheMs?: number;
   /** Retries of model requests (tests shorten the back-off). */
   modelRetry?: Partial<RetryPolicy>;
   /** How long before a pending call expires its `tool_call_expiring` event fires (APPROVAL_EXPIRY_WARNING_MS). */
@@ -154,6 +159,7 @@ export interface ServiceOptions {
 export function createServices(database: Database, logger: Logger, options: ServiceOptions = {}): Services {
   const db = database.db;
   const bus = new JournalBus(database, logger, options.busPollMs);
+  const invalidations = new Invalidations(database, logger);
 
   const workspaceConfig = options.workspace ?? DEFAULT_WORKSPACE_CONFIG;
   // The tool families' services: inside a call's transaction their queries go to it (db/ambient.ts).
@@ -185,21 +191,21 @@ export function createServices(database: Database, logger: Logger, options: Serv
   ]);
 
   const extensionStore = new InvocationStore(db);
-  const tokens = new TokenService(db, logger);
+  const tokens = new TokenService(db, invalidations, logger, options.tokenCacheMs);
   const tokenWatch = new TokenWatch(tokens, logger, options.tokenCheckMs ?? DEFAULT_TOKEN_CHECK_INTERVAL_MS);
   const extensionHub = new BridgeHub(database, extensionStore, logger, {
     ...defaultBridgeOptions,
     ...options.bridge,
   });
   const extensions = new ExtensionBridge({
-    tools: new ExtensionToolService(db),
+    tools: new ExtensionToolService(db, invalidations),
     store: extensionStore,
     hub: extensionHub,
     executor: new ExtensionExecutor(extensionStore, extensionHub),
     answers: new ExtensionAnswerService(db),
   });
-  const mcpServers = new McpServerService(db);
-  const mcpConnections = new McpConnectionManager(db, bus, logger, {
+  const mcpServers = new McpServerService(db, invalidations);
+  const mcpConnections = new McpConnectionManager(db, invalidations, bus, logger, {
     ...defaultConnectionOptions,
     ...options.mcp,
   });
@@ -213,8 +219,8 @@ export function createServices(database: Database, logger: Logger, options: Serv
     new McpExecutor(mcpConnections),
   ]);
   const availability = new ToolAvailability(executors);
-  const registry = new RegistryService(db, availability);
-  const policy = new PolicyService(db, registry, availability, checkWorkspacePath);
+  const registry = new RegistryService(db, invalidations, availability);
+  const policy = new PolicyService(db, registry, availability, checkWorkspacePath, invalidations);
   const calls = new ToolCallService(db, runs, registry, policy, options.approvalExpiryWarningMs);
   const dispatcher = new Dispatcher(db, calls, runs, registry, executors, bus, logger, {
     ...defaultDispatcherOptions,
@@ -223,7 +229,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
   calls.onDispatch((callId) => dispatcher.dispatch(callId));
   calls.runInline(dispatcher);
   const batches = new ApprovalBatchService(db, runs, calls);
-  const grants = new GrantService(db, calls, runs, policy, checkWorkspacePath);
+  const grants = new GrantService(db, calls, runs, policy, checkWorkspacePath, invalidations);
   // The lifecycle saves and reads grants through this port; it does not know the feature.
   calls.useGrants(grants);
   const notifierOptions = { ...defaultNotifierOptions, ...options.notifications };
@@ -279,6 +285,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
     batches,
     grants,
     bus,
+    invalidations,
     journal: new JournalService(db, bus, runs, calls),
     dispatcher,
     builtIns,
@@ -303,7 +310,8 @@ export function createServices(database: Database, logger: Logger, options: Serv
       // Building the tokenizer blocks the event loop for about a second; doing it now keeps that
       // pause out of the first tool call, where it would stall lease renewal.
       countTokens('warm up');
-      for (const tool of builtIns.definitions) await registry.upsertBuiltIn(tool.spec);
+      await invalidations.start();
+      await registry.upsertBuiltIns(builtIns.definitions.map((tool) => tool.spec));
       unsubscribeMetrics = bus.subscribe((events) => callMetrics.onEvents(events));
       await bus.start();
       await notifier.start();
@@ -323,6 +331,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
       await mcpConnections.stop();
       await notifier.stop();
       await bus.stop();
+      await invalidations.stop();
       unsubscribeMetrics();
     },
   };
