@@ -172,6 +172,14 @@ export const toolCalls = pgTable(
   (t) => [
     index('tool_calls_run_idx').on(t.runId, t.requestedAt),
     index('tool_calls_status_idx').on(t.status),
+    // The sweeps' indexes, each over the calls in one state. A call passes through REQUESTED and
+    // STARTED, and until vacuum the status index keeps an entry for each version it left there: the
+    // sweeps read them all every second. Walked in order, these skip the dead entries once seen.
+    index('tool_calls_ready_idx').on(t.requestedAt).where(sql`${t.status} in ('APPROVED', 'REQUESTED')`),
+    index('tool_calls_approval_expiry_idx')
+      .on(t.approvalExpiresAt)
+      .where(sql`${t.status} = 'AWAITING_APPROVAL'`),
+    index('tool_calls_lease_expiry_idx').on(t.leaseExpiresAt).where(sql`${t.status} = 'STARTED'`),
     index('tool_calls_turn_idx').on(t.turnId).where(sql`${t.turnId} is not null`),
     uniqueIndex('tool_calls_provider_call_idx')
       .on(t.runId, t.providerCallId)

@@ -1,0 +1,3 @@
+CREATE INDEX "tool_calls_ready_idx" ON "tool_calls" USING btree ("created_at") WHERE "tool_calls"."status" in ('APPROVED', 'REQUESTED');--> statement-breakpoint
+CREATE INDEX "tool_calls_approval_expiry_idx" ON "tool_calls" USING btree ("approval_expires_at") WHERE "tool_calls"."status" = 'AWAITING_APPROVAL';--> statement-breakpoint
+CREATE INDEX "tool_calls_lease_expiry_idx" ON "tool_calls" USING btree ("lease_expires_at") WHERE "tool_calls"."status" = 'STARTED';
