@@ -69,6 +69,14 @@ export class AgentLoop {
   private unsubscribe: (() => void) | null = null;
   private sweeping: Promise<void> | null = null;
   private stopped = false;
+  /**
+   * Runs with a running job as far as this process knows: only their calls' events wake the loop,
+   * since waking for any other run costs a claim attempt (a write) per event. Loaded at start,
+   * after subscribing so no start is missed, then kept by the jobs' start and stop events; until
+   * it is loaded every event wakes. A stopped run left in it costs only a failed claim.
+   */
+  private readonly agentRuns = new Set<string>();
+  private agentRunsLoaded = false;
   private readonly jobs: AgentJobs;
   private readonly requests: ModelRequests;
 
@@ -83,6 +91,7 @@ export class AgentLoop {
   start(): void {
     this.stopped = false;
     this.unsubscribe = this.deps.bus.subscribe((events) => this.onEvents(events));
+    void this.loadAgentRuns();
     void this.sweep();
     this.timer = setInterval(() => void this.sweep(), this.options.pollMs);
     this.timer.unref();
@@ -123,12 +132,32 @@ export class AgentLoop {
     return work;
   }
 
+  private async loadAgentRuns(): Promise<void> {
+    try {
+      const running = await this.deps.db
+        .select({ runId: agentJobs.runId })
+        .from(agentJobs)
+        .where(eq(agentJobs.status, 'RUNNING'));
+      for (const { runId } of running) this.agentRuns.add(runId);
+      this.agentRunsLoaded = true;
+    } catch (error) {
+      this.deps.logger.error(
+        { err: error },
+        'loading the running agent jobs failed; every event wakes the loop',
+      );
+    }
+  }
+
   private onEvents(events: JournalEvent[]): void {
     const runs = new Set<string>();
     for (const event of events) {
-      if (!event.runId || !wakeEvents.has(event.type)) continue;
+      if (!event.runId) continue;
+      if (event.type === 'agent_run_started') this.agentRuns.add(event.runId);
+      if (event.type === 'agent_run_stopped') this.agentRuns.delete(event.runId);
       if (event.type === 'run_cancelled' || event.type === 'run_failed' || event.type === 'run_completed')
         this.requests.abort(event.runId, new Error('the run ended'));
+      if (!wakeEvents.has(event.type)) continue;
+      if (this.agentRunsLoaded && !this.agentRuns.has(event.runId)) continue;
       runs.add(event.runId);
     }
     for (const runId of runs) void this.kick(runId);
@@ -158,7 +187,10 @@ export class AgentLoop {
             ),
           )
           .limit(100);
-        for (const { runId } of free) void this.kick(runId);
+        for (const { runId } of free) {
+          this.agentRuns.add(runId);
+          void this.kick(runId);
+        }
       } catch (error) {
         this.deps.logger.error({ err: error }, 'agent loop sweep failed');
       } finally {

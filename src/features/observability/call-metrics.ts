@@ -113,8 +113,12 @@ export class CallMetrics {
 
   /** Names of calls requested before this process listened, and sources of tools not seen yet. */
   private async lookUp(events: JournalEvent[]): Promise<void> {
+    // A call that commits at once (its tool runs in the request's transaction) ends in the batch it starts in.
+    const requestedHere = new Set(
+      events.filter((e) => e.type === 'tool_call_requested').map((e) => e.callId),
+    );
     const unknownCalls = events
-      .filter((e) => e.callId && FINAL[e.type] && !this.calls.has(e.callId))
+      .filter((e) => e.callId && FINAL[e.type] && !this.calls.has(e.callId) && !requestedHere.has(e.callId))
       .map((e) => e.callId!);
     if (unknownCalls.length > 0) {
       const rows = await this.db
