@@ -72,7 +72,7 @@ describe('Invalidations', () => {
     const { fake, changes } = await started();
     const runs = counting(changes);
     fake.reconnect();
-    expect(runs).toEqual(['policy', 'registry', 'tokens']);
+    expect(runs).toEqual(['policy', 'registry', 'tokens', 'notification-targets']);
   });
 
   it("a writer's transaction returns only once its own notification is back", async () => {
@@ -108,7 +108,12 @@ describe('Invalidations', () => {
   it('knows which topics a transaction has itself changed', async () => {
     const { fake, changes } = await started();
     await changes.notify(fake.tx, 'policy');
-    expect(changeTopics.map((topic) => changes.changedIn(fake.tx, topic))).toEqual([true, false, false]);
+    expect(changeTopics.map((topic) => changes.changedIn(fake.tx, topic))).toEqual([
+      true,
+      false,
+      false,
+      false,
+    ]);
   });
 });
 
