@@ -28,6 +28,32 @@ export async function ensureCursor(db: Db): Promise<void> {
     on conflict (id) do nothing`);
 }
 
+/**
+ * Called by a writer that enables a target (creates one enabled, or enables one that was off), after
+ * its own journal event: while no target is enabled the notifier reads nothing, so the cursor may lag
+ * far behind, and the events behind it could only have been sent to targets that did not exist. So
+ * when no other target is enabled the cursor jumps to the journal's end, and the new target is told
+ * of exactly the events committed after it. The writer's journal event holds the journal counter
+ * until commit: no event commits between this read and the target's, and target writers (who all
+ * journal) take turns, so the check cannot miss another target being enabled at the same time.
+ */
+export async function startAtJournalEnd(tx: Tx, targetId: string): Promise<void> {
+  await tx.execute(sql`
+    update notification_cursor
+    set last_seq = greatest(last_seq, (select max(seq) from journal_events))
+    where not exists (select 1 from notification_targets where enabled and id <> ${targetId})`);
+}
+
+/** Whether there is anything to enqueue for: with no enabled target no event makes a delivery. */
+export async function anyTargetEnabled(db: Db): Promise<boolean> {
+  const [row] = await db
+    .select({ id: notificationTargets.id })
+    .from(notificationTargets)
+    .where(eq(notificationTargets.enabled, true))
+    .limit(1);
+  return row !== undefined;
+}
+
 async function summaries(tx: Tx, callIds: string[]): Promise<Map<string, CallSummary>> {
   if (callIds.length === 0) return new Map();
   const rows = await tx

@@ -5,6 +5,7 @@ import type { Principal } from '../../core/auth.js';
 import { badInput } from '../../core/errors.js';
 import type { Db } from '../../db/client.js';
 import type { Tx } from '../../db/tx.js';
+import type { Invalidations } from '../../journal/invalidations.js';
 import type { DeliveryRow } from './deliver.js';
 import type { ApprovalLinks } from './links.js';
 import { notificationDeliveries } from './tables.js';
@@ -26,8 +27,9 @@ export class NotificationService {
     private readonly db: Db,
     readonly links: ApprovalLinks,
     private readonly calls: ToolCallService,
+    changes: Invalidations,
   ) {
-    this.targets = new NotificationTargets(db);
+    this.targets = new NotificationTargets(db, changes);
   }
 
   /** Newest first. */

@@ -5,6 +5,8 @@ import { parseInput } from '../../core/parse-input.js';
 import type { Db } from '../../db/client.js';
 import type { Tx } from '../../db/tx.js';
 import { appendEvents } from '../../journal/append.js';
+import type { Invalidations } from '../../journal/invalidations.js';
+import { startAtJournalEnd } from './enqueue.js';
 import {
   type CreateTargetInput,
   createTargetInputSchema,
@@ -28,10 +30,14 @@ function isUniqueViolation(error: unknown): boolean {
 
 /**
  * Admin configuration of notification targets. Each change commits with a
- * `notification_target_changed` event that says whether a secret is set, never what it is.
+ * `notification_target_changed` event that says whether a secret is set, never what it is, and
+ * notifies 'notification-targets' so every notifier learns whether any target is enabled.
  */
 export class NotificationTargets {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly changes: Invalidations,
+  ) {}
 
   list(): Promise<NotificationTarget[]> {
     return this.db.select().from(notificationTargets).orderBy(asc(notificationTargets.name));
@@ -51,7 +57,7 @@ export class NotificationTargets {
   async create(raw: CreateTargetInput | unknown, actor: string): Promise<NotificationTarget> {
     const input = parseInput(createTargetInputSchema, raw);
     return this.unique(input.name, () =>
-      this.db.transaction(async (tx) => {
+      this.changes.transaction(async (tx) => {
         const [row] = await tx
           .insert(notificationTargets)
           .values({
@@ -64,7 +70,7 @@ export class NotificationTargets {
             enabled: input.enabled ?? true,
           })
           .returning();
-        await this.journal(tx, 'added', row!, actor);
+        await this.recordChange(tx, 'added', row!, actor, false);
         return row!;
       }),
     );
@@ -72,9 +78,16 @@ export class NotificationTargets {
 
   async update(id: string, raw: UpdateTargetInput | unknown, actor: string): Promise<NotificationTarget> {
     const input = parseInput(updateTargetInputSchema, raw);
-    if (!(await this.get(id))) throw notFound(`no notification target ${id}`);
+    if (!z.uuid().safeParse(id).success) throw notFound(`no notification target ${id}`);
     return this.unique(input.name ?? '', () =>
-      this.db.transaction(async (tx) => {
+      this.changes.transaction(async (tx) => {
+        // Locked, so two writers enabling it at once agree which of them turned it on.
+        const [before] = await tx
+          .select({ enabled: notificationTargets.enabled })
+          .from(notificationTargets)
+          .where(eq(notificationTargets.id, id))
+          .for('no key update');
+        if (!before) throw notFound(`no notification target ${id}`);
         const [row] = await tx
           .update(notificationTargets)
           .set({
@@ -88,9 +101,8 @@ export class NotificationTargets {
           })
           .where(eq(notificationTargets.id, id))
           .returning();
-        if (!row) throw notFound(`no notification target ${id}`);
-        await this.journal(tx, 'updated', row, actor);
-        return row;
+        await this.recordChange(tx, 'updated', row!, actor, before.enabled);
+        return row!;
       }),
     );
   }
@@ -98,10 +110,10 @@ export class NotificationTargets {
   /** Its pending deliveries go with it: nothing is sent to a target that no longer exists. */
   async remove(id: string, actor: string): Promise<NotificationTarget> {
     if (!z.uuid().safeParse(id).success) throw notFound(`no notification target ${id}`);
-    return this.db.transaction(async (tx) => {
+    return this.changes.transaction(async (tx) => {
       const [row] = await tx.delete(notificationTargets).where(eq(notificationTargets.id, id)).returning();
       if (!row) throw notFound(`no notification target ${id}`);
-      await this.journal(tx, 'removed', row, actor);
+      await this.recordChange(tx, 'removed', row, actor, row.enabled);
       return row;
     });
   }
@@ -115,7 +127,17 @@ export class NotificationTargets {
     }
   }
 
-  private async journal(tx: Tx, action: string, row: NotificationTarget, actor: string): Promise<void> {
+  /**
+   * The change's event and notification. A target turned on starts at the journal's end when it
+   * is the only one enabled; that needs the event written first (see startAtJournalEnd).
+   */
+  private async recordChange(
+    tx: Tx,
+    action: 'added' | 'updated' | 'removed',
+    row: NotificationTarget,
+    actor: string,
+    wasEnabled: boolean,
+  ): Promise<void> {
     const { id, name, kind, events, enabled, hasSecret } = publicTarget(row);
     await appendEvents(tx, [
       {
@@ -124,5 +146,7 @@ export class NotificationTargets {
         payload: { action, targetId: id, name, kind, events, enabled, hasSecret },
       },
     ]);
+    if (action !== 'removed' && enabled && !wasEnabled) await startAtJournalEnd(tx, id);
+    await this.changes.notify(tx, 'notification-targets');
   }
 }
