@@ -1,6 +1,8 @@
+import { createLogger } from '../../src/app/logger.js';
 import type { ServiceOptions, Services } from '../../src/app/services.js';
 import type { RunRow } from '../../src/calls/run-service.js';
-import type { Database } from '../../src/db/client.js';
+import { type Database, type Db, openDatabase } from '../../src/db/client.js';
+import { defaultNotifierOptions, Notifier } from '../../src/features/notifications/index.js';
 import { runTest } from './fixtures.js';
 import { admin, agent } from './lifecycle.js';
 import { startServices } from './services.js';
@@ -58,6 +60,50 @@ export const notifyTest = runTest.extend<{
     await receiver.close();
   },
 });
+
+/** `notifyTest` plus `other`: a second server's notifying services over the same database (see twoProcessTest). */
+export const twoNotifyingProcessesTest = notifyTest.extend<{ other: Services }>({
+  other: async ({ testDb, clock }, use) => {
+    const database = testDb.url
+      ? await openDatabase({ driver: 'postgres', url: testDb.url, max: 4 })
+      : testDb.database;
+    const other = await startNotifyingServices(database, clock);
+    await use(other);
+    await other.stop();
+    if (database !== testDb.database) await database.close();
+  },
+});
+
+/**
+ * A notifier like `services`' own, on the stepped clock, whose database handle records the name of
+ * every statement or transaction it starts (what is run inside a transaction is the transaction's).
+ * Started, its first sweep done and forgotten.
+ */
+export async function watchedNotifier(services: Services, clock: SteppedClock) {
+  const statements: string[] = [];
+  const db = new Proxy(services.database.db, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        statements.push(String(property));
+        return value.apply(target, args);
+      };
+    },
+  }) as Db;
+  const notifier = new Notifier(
+    db,
+    services.notifications.links,
+    services.bus,
+    services.invalidations,
+    createLogger('silent'),
+    { ...defaultNotifierOptions, ...notificationOptions(clock).notifications },
+  );
+  await notifier.start();
+  await notifier.sweep();
+  statements.length = 0;
+  return { notifier, statements };
+}
 
 /** A call of `run` that waits for approval. */
 export function pendingEcho(services: Services, run: RunRow, text = 'hello') {

@@ -68,6 +68,16 @@ export function claimDue(db: Db, now: Date, options: DeliveryOptions) {
   });
 }
 
+/** Whether any delivery is still to be attempted, due now or later (a retry after its back-off). */
+export async function anyPending(db: Db): Promise<boolean> {
+  const [row] = await db
+    .select({ id: notificationDeliveries.id })
+    .from(notificationDeliveries)
+    .where(eq(notificationDeliveries.status, 'PENDING'))
+    .limit(1);
+  return row !== undefined;
+}
+
 /** One POST. The error text names what failed, never the URL (a chat webhook's URL is its secret). */
 export async function send(
   delivery: DeliveryRow,

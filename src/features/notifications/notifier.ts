@@ -2,8 +2,10 @@ import type { JournalEvent } from '../../core/journal-event.js';
 import type { Logger } from '../../core/logger.js';
 import type { Db } from '../../db/client.js';
 import type { JournalBus } from '../../journal/bus.js';
-import { claimDue, type DeliveryOptions, recordAttempt, send } from './deliver.js';
-import { enqueueFromJournal, ensureCursor } from './enqueue.js';
+import { Cached } from '../../journal/cached.js';
+import type { Invalidations } from '../../journal/invalidations.js';
+import { anyPending, claimDue, type DeliveryOptions, recordAttempt, send } from './deliver.js';
+import { anyTargetEnabled, enqueueFromJournal, ensureCursor } from './enqueue.js';
 import type { ApprovalLinks } from './links.js';
 import { DEFAULT_NOTIFICATION_RETRY } from './rules/backoff.js';
 import { kindOf } from './rules/events.js';
@@ -28,21 +30,36 @@ export const defaultNotifierOptions: NotifierOptions = {
  * The background half of notifications: the journal is the queue's source (a stored cursor, so a
  * restart misses nothing), the deliveries table is the queue (durable, retried with back-off), and
  * any number of processes may sweep at once without sending anything twice.
+ *
+ * While no target is enabled no event can make a delivery, so the notifier reads nothing: whether
+ * one is enabled is kept per process until a target changes anywhere ('notification-targets'), and
+ * the cursor stays where it is until a writer enabling a target moves it (see startAtJournalEnd).
+ * Deliveries left to a target since disabled are still sent, on the slow timer, until none is pending.
  */
 export class Notifier {
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private sweeping: Promise<void> | null = null;
-  private sweepAgain = false;
+  /** What was asked for while a sweep ran: one more pass, after it. */
+  private requested: 'journal' | 'full' | null = null;
   private stopped = false;
+  private readonly targetsEnabled: Cached<boolean>;
+  /** Whether a delivery may be pending, as far as this process knows, and how often that was last said. */
+  private maybePending = true;
+  private pendingNews = 0;
 
   constructor(
     private readonly db: Db,
     private readonly links: ApprovalLinks,
     private readonly bus: JournalBus,
+    changes: Invalidations,
     private readonly logger: Logger,
     private readonly options: NotifierOptions = defaultNotifierOptions,
-  ) {}
+  ) {
+    this.targetsEnabled = new Cached(changes, 'notification-targets');
+    // A target disabled after its deliveries were enqueued (here or elsewhere) leaves them pending.
+    changes.on('notification-targets', () => this.mayHavePending());
+  }
 
   async start(): Promise<void> {
     await ensureCursor(this.db);
@@ -61,33 +78,58 @@ export class Notifier {
   }
 
   private onEvents(events: JournalEvent[]): void {
-    if (events.some((event) => kindOf(event) !== null)) void this.sweep();
+    if (events.some((event) => kindOf(event) !== null)) void this.run('journal');
   }
 
   /**
-   * Enqueues from the journal, then sends what is due. A call while a sweep runs makes one more
-   * run after it, so a caller that awaits a sweep knows it started after its own commit.
+   * Enqueues from the journal, then sends what is due (the timer's sweep, and what tests await). A
+   * call while a sweep runs makes one more run after it, so a caller that awaits a sweep knows it
+   * started after its own commit.
    */
   sweep(): Promise<void> {
+    return this.run('full');
+  }
+
+  private run(kind: 'journal' | 'full'): Promise<void> {
     if (this.stopped) return Promise.resolve();
-    if (this.sweeping) {
-      this.sweepAgain = true;
-      return this.sweeping;
-    }
-    this.sweeping = (async () => {
-      try {
-        do {
-          this.sweepAgain = false;
-          while (await enqueueFromJournal(this.db, this.links, this.options.now()));
-          await this.deliverDue();
-        } while (this.sweepAgain && !this.stopped);
-      } catch (error) {
-        this.logger.error({ err: error }, 'notification sweep failed; the next sweep retries');
-      } finally {
-        this.sweeping = null;
-      }
-    })();
+    this.requested = kind === 'full' || this.requested === 'full' ? 'full' : 'journal';
+    this.sweeping ??= this.drain();
     return this.sweeping;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.requested && !this.stopped) {
+        const kind = this.requested;
+        this.requested = null;
+        await this.pass(kind);
+      }
+    } catch (error) {
+      this.logger.error({ err: error }, 'notification sweep failed; the next sweep retries');
+    } finally {
+      this.requested = null;
+      this.sweeping = null;
+    }
+  }
+
+  /** A journal batch costs no statement while no target is enabled; leftovers wait for the timer. */
+  private async pass(kind: 'journal' | 'full'): Promise<void> {
+    if (await this.targetsEnabled.read(() => anyTargetEnabled(this.db))) {
+      this.mayHavePending();
+      while (await enqueueFromJournal(this.db, this.links, this.options.now()));
+      await this.deliverDue();
+    } else if (kind === 'full' && this.maybePending) {
+      const news = this.pendingNews;
+      await this.deliverDue();
+      const pending = await anyPending(this.db);
+      // A change heard meanwhile may have made one after this read: it is checked next time.
+      if (news === this.pendingNews) this.maybePending = pending;
+    }
+  }
+
+  private mayHavePending(): void {
+    this.maybePending = true;
+    this.pendingNews += 1;
   }
 
   private async deliverDue(): Promise<void> {
