@@ -238,8 +238,8 @@ export function createServices(database: Database, logger: Logger, options: Serv
     ttlMs: options.linkTtlMs ?? DEFAULT_LINK_TTL_MS,
     now: notifierOptions.now,
   });
-  const notifications = new NotificationService(db, approvalLinks, calls);
-  const notifier = new Notifier(db, approvalLinks, bus, logger, notifierOptions);
+  const notifications = new NotificationService(db, approvalLinks, calls, invalidations);
+  const notifier = new Notifier(db, approvalLinks, bus, invalidations, logger, notifierOptions);
   calls.onDecision((tx, call, input, principal) => notifications.onDecision(tx, call, input, principal));
   const modelConnections = new ModelConnectionService(db);
   const agentRuns = new AgentRunService(db, runs, modelConnections);
