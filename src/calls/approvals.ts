@@ -63,10 +63,15 @@ export type AfterApproval = (
   input: z.output<typeof decideInputSchema>,
 ) => Promise<void>;
 
-/** An approved call whose tool runs in the approval's transaction (see ToolCallService.decide). */
+/**
+ * An approved call whose tool runs in the approval's transaction (see ToolCallService.decide): the
+ * approval's own update starts it, and `finish` runs and lands it before the commit.
+ */
 export interface InlineApproval {
   lock(tx: Tx): Promise<RunRow>;
-  run(tx: Tx, run: RunRow, approved: ToolCallRow): Promise<ToolCallRow | null>;
+  startColumns(now: Date): Partial<typeof toolCalls.$inferInsert>;
+  startedEvent(call: ToolCallRow): NewJournalEvent;
+  finish(tx: Tx, run: RunRow, started: ToolCallRow): Promise<ToolCallRow | null>;
 }
 
 /**
@@ -136,9 +141,12 @@ export async function recordApproval(
       ]);
       return row!;
     }
+    const started = run
+      ? { ...inline.startColumns(new Date()), attempts: sql`${toolCalls.attempts} + 1` }
+      : {};
     const [row] = await tx
       .update(toolCalls)
-      .set({ status: 'APPROVED', decision, approvals: step.approvals })
+      .set({ status: 'APPROVED', decision, approvals: step.approvals, ...started })
       .where(eq(toolCalls.id, callId))
       .returning();
     if (afterApproval) await afterApproval(tx, row!, input);
@@ -154,8 +162,9 @@ export async function recordApproval(
           ...(step.required > 1 ? { count: step.count, required: step.required } : {}),
         },
       },
+      ...(run ? [inline.startedEvent(row!)] : []),
     ]);
-    if (run) return (await inline.run(tx, run, row!)) ?? row!;
+    if (run) return (await inline.finish(tx, run, row!)) ?? row!;
     return row!;
   });
   if (!decided) {

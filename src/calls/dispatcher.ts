@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, inArray, lt, sql } from 'drizzle-orm';
-import { callInterrupted, errorResult } from '../core/call-results.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { JournalEvent, NewJournalEvent } from '../core/journal-event.js';
 import type { Logger } from '../core/logger.js';
 import type { ToolSpec } from '../core/tool-spec.js';
@@ -11,6 +11,7 @@ import type { JournalBus } from '../journal/bus.js';
 import { type ExecutionDeps, type ExecutionOptions, executeCall } from './execute-call.js';
 import { runInTransaction, toolSpecIn } from './in-transaction.js';
 import { type LandingDeps, landOutcome, WORKER_ACTOR } from './land-outcome.js';
+import { recoverExpiredLeases } from './lease-recovery.js';
 import type { RegistryService } from './registry-service.js';
 import type { RunRow, RunService } from './run-service.js';
 import { runs as runRows, toolCalls } from './tables.js';
@@ -43,6 +44,8 @@ export const defaultDispatcherOptions: DispatcherOptions = {
 export class Dispatcher {
   readonly workerId = `worker-${randomUUID()}`;
   private readonly running = new Map<string, AbortController>();
+  /** The executions under way here, by call: a requester whose call the sweep took waits for its end. */
+  private readonly executions = new Map<string, Promise<ToolCallRow | null>>();
   /** Every dispatch under way in this process, so that stop() can wait for them to land. */
   private readonly inFlight = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | null = null;
@@ -201,7 +204,7 @@ export class Dispatcher {
     );
   }
 
-  async dispatchIn(tx: Tx, run: RunRow, callId: string, spec: ToolSpec): Promise<ToolCallRow | null> {
+  private async dispatchIn(tx: Tx, run: RunRow, callId: string, spec: ToolSpec): Promise<ToolCallRow | null> {
     const claimed = await this.claimIn(tx, callId);
     if (!claimed) return (await tx.select().from(toolCalls).where(eq(toolCalls.id, callId)))[0] ?? null;
     return this.finishInTransaction(tx, run, claimed, spec);
@@ -267,10 +270,23 @@ export class Dispatcher {
         if (call && spec && this.runsInTransaction(spec))
           return this.dispatchInTransaction(callId, call.runId, spec);
         const claimed = await this.claim(callId);
-        if (!claimed) return this.calls.get(callId);
+        if (!claimed) return this.ranHere(callId);
         return this.execute(claimed);
       })(),
     );
+  }
+
+  /**
+   * A call someone else claimed, as it stands; if that was this process's own sweep (which picks
+   * up approved calls, a granted one included, as soon as they commit), its end, so that the
+   * requester still answers with the finished call. The sweep's claim commits a moment before its
+   * execution is registered, so that moment is waited for, briefly.
+   */
+  private async ranHere(callId: string): Promise<ToolCallRow | null> {
+    const call = await this.calls.get(callId);
+    if (call?.status !== 'STARTED' || call.leaseOwner !== this.workerId) return call;
+    for (let tick = 0; tick < 100 && !this.executions.has(callId); tick++) await sleep(1);
+    return (await this.executions.get(callId)) ?? this.calls.get(callId);
   }
 
   private track<T>(work: Promise<T>): Promise<T> {
@@ -279,7 +295,14 @@ export class Dispatcher {
     return work;
   }
 
-  private async execute(call: ToolCallRow): Promise<ToolCallRow | null> {
+  private execute(call: ToolCallRow): Promise<ToolCallRow | null> {
+    const work = this.executeHere(call);
+    this.executions.set(call.id, work);
+    void work.finally(() => this.executions.delete(call.id)).catch(() => {});
+    return work;
+  }
+
+  private async executeHere(call: ToolCallRow): Promise<ToolCallRow | null> {
     const controller = new AbortController();
     this.running.set(call.id, controller);
     const renew = setInterval(() => void this.renewLease(call.id), Math.max(50, this.options.leaseMs / 3));
@@ -314,74 +337,8 @@ export class Dispatcher {
     }
   }
 
-  /**
-   * A call whose lease ran out lost its process. Idempotent tools run again, and so do tools that
-   * run in their call's transaction (a lost process committed none of their effects); any other
-   * call is failed as `interrupted` (never as denied) and, being a system failure, fails its run.
-   */
-  async recoverExpiredLeases(): Promise<number> {
-    const candidates = await this.db
-      .select({ id: toolCalls.id, runId: toolCalls.runId })
-      .from(toolCalls)
-      .where(and(eq(toolCalls.status, 'STARTED'), lt(toolCalls.leaseExpiresAt, new Date())));
-    let recovered = 0;
-    for (const candidate of candidates) {
-      const done = await this.db.transaction(async (tx) => {
-        const run = await this.runs.lock(tx, candidate.runId);
-        const [call] = await tx
-          .select()
-          .from(toolCalls)
-          .where(
-            and(
-              eq(toolCalls.id, candidate.id),
-              eq(toolCalls.status, 'STARTED'),
-              lt(toolCalls.leaseExpiresAt, new Date()),
-            ),
-          )
-          .for('update', { skipLocked: true });
-        if (!call) return false;
-        const spec = await toolSpecIn(tx, call.name);
-        if (call.tool?.annotations.idempotent || (spec && this.runsInTransaction(spec))) {
-          await tx
-            .update(toolCalls)
-            .set({ status: 'APPROVED', leaseOwner: null, leaseExpiresAt: null })
-            .where(eq(toolCalls.id, call.id));
-          await appendEvents(tx, [
-            {
-              type: 'tool_call_requeued',
-              runId: call.runId,
-              callId: call.id,
-              actor: WORKER_ACTOR,
-              payload: { reason: 'lease expired', previousWorker: call.leaseOwner, attempts: call.attempts },
-            },
-          ]);
-          return true;
-        }
-        const error = callInterrupted(call.name);
-        await tx
-          .update(toolCalls)
-          .set({
-            status: 'FAILED',
-            error,
-            result: errorResult(call.id, error),
-            finishedAt: new Date(),
-            leaseOwner: null,
-          })
-          .where(eq(toolCalls.id, call.id));
-        await appendEvents(tx, [
-          {
-            type: 'tool_call_failed',
-            runId: call.runId,
-            callId: call.id,
-            actor: WORKER_ACTOR,
-            payload: { error, previousWorker: call.leaseOwner },
-          },
-        ]);
-        if (run.status === 'RUNNING') await this.runs.end(tx, run, 'FAILED', WORKER_ACTOR, error);
-        return true;
-      });
-      if (done) recovered += 1;
-    }
-    return recovered;
+  /** See recoverExpiredLeases in lease-recovery.ts. */
+  recoverExpiredLeases(): Promise<number> {
+    return recoverExpiredLeases(this.db, this.runs, (spec) => this.runsInTransaction(spec));
   }
 }

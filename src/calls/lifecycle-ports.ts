@@ -26,8 +26,6 @@ export interface InlineDispatch {
   startedEvent(call: ToolCallRow): NewJournalEvent;
   /** Runs and lands a call started in `tx`, which holds its run's row lock. */
   finishInTransaction(tx: Tx, run: RunRow, call: ToolCallRow, spec: ToolSpec): Promise<ToolCallRow | null>;
-  /** Starts a ready call in `tx` (which holds its run's row lock), then runs and lands it there. */
-  dispatchIn(tx: Tx, run: RunRow, callId: string, spec: ToolSpec): Promise<ToolCallRow | null>;
 }
 
 /**

@@ -342,8 +342,9 @@ export class ToolCallService {
     principal: Principal,
   ): Promise<ToolCallRow> {
     // A call of a run outside the decider's users does not exist for it: refused before anything is recorded.
-    const current = await this.get(callId, principal);
-    if (!current) throw notFound(`no tool call ${callId}`);
+    const current = await this.get(callId);
+    const run = current && (await this.runs.get(current.runId, principal));
+    if (!current || !run) throw notFound(`no tool call ${callId}`);
     const parsed = parseInput(decideInputSchema, input);
     const edited = parsed.editedArguments;
     const onDecided = (tx: Tx, call: ToolCallRow) => this.decisionHook(tx, call, parsed, principal);
@@ -362,8 +363,7 @@ export class ToolCallService {
       return original;
     }
     if (approved) {
-      const run = await this.runs.get(current.runId);
-      assertMayApprove(principal, run?.userId ?? null, current.selfApprovalForbidden);
+      assertMayApprove(principal, run.userId, current.selfApprovalForbidden);
       // Refused on every approval of a quorum call, not only the one that completes it.
       if (current.approvalsRequired > 1 && grantRequestOf(parsed))
         throw badInput(
@@ -394,7 +394,9 @@ export class ToolCallService {
     if (!inline || !spec || !inline.runsInTransaction(spec)) return undefined;
     return {
       lock: (tx) => this.runs.lock(tx, call.runId),
-      run: (tx, run, approved) => inline.dispatchIn(tx, run, approved.id, spec),
+      startColumns: (now) => inline.startColumns(now),
+      startedEvent: (started) => inline.startedEvent(started),
+      finish: (tx, run, started) => inline.finishInTransaction(tx, run, started, spec),
     };
   }
 
