@@ -1,6 +1,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPostgresUrl, withDatabase } from '../support/env.js';
+import { freshDatabase } from '../support/process-database.js';
 import { graphqlOver, type ServerProcess, startServer } from '../support/server-process.js';
 
 /**
@@ -27,15 +28,8 @@ async function newRun(server: ServerProcess) {
 }
 
 beforeAll(async () => {
-  try {
-    await admin`select 1`;
-  } catch (error) {
-    postgresDown = `real Postgres did not answer: ${(error as Error).message}`;
-    if (process.env.REQUIRE_POSTGRES === '1') throw new Error(postgresDown);
-    return;
-  }
-  await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-  await admin.unsafe(`create database ${dbName}`);
+  postgresDown = await freshDatabase(admin, dbName);
+  if (postgresDown) return;
 });
 
 afterAll(async () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { testPostgresUrl, withDatabase } from '../support/env.js';
 import { waitFor } from '../support/lifecycle.js';
+import { freshDatabase } from '../support/process-database.js';
 import { graphqlOver, type ServerProcess, startServer } from '../support/server-process.js';
 
 /** Several real server processes on one real Postgres: what PGlite (one process) cannot show. */
@@ -52,15 +53,8 @@ async function newRun(server: ServerProcess) {
 }
 
 beforeAll(async () => {
-  try {
-    await admin`select 1`;
-  } catch (error) {
-    postgresDown = `real Postgres did not answer: ${(error as Error).message}`;
-    if (process.env.REQUIRE_POSTGRES === '1') throw new Error(postgresDown);
-    return;
-  }
-  await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-  await admin.unsafe(`create database ${dbName}`);
+  postgresDown = await freshDatabase(admin, dbName);
+  if (postgresDown) return;
 });
 
 afterAll(async () => {

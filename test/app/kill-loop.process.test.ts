@@ -5,6 +5,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPostgresUrl, withDatabase } from '../support/env.js';
 import { ServerPair, TEST_TOOLS_SERVER, within } from '../support/failover.js';
+import { freshDatabase } from '../support/process-database.js';
 
 /**
  * Two server processes on one Postgres, killed with SIGKILL and started again, over and over,
@@ -92,15 +93,8 @@ async function client(r: number, runId: string, stopped: () => boolean, seen: Se
 }
 
 beforeAll(async () => {
-  try {
-    await admin`select 1`;
-  } catch (error) {
-    postgresDown = `real Postgres did not answer: ${(error as Error).message}`;
-    if (process.env.REQUIRE_POSTGRES === '1') throw new Error(postgresDown);
-    return;
-  }
-  await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-  await admin.unsafe(`create database ${dbName}`);
+  postgresDown = await freshDatabase(admin, dbName);
+  if (postgresDown) return;
   database = postgres(url, { max: 1, onnotice: () => {} });
 });
 

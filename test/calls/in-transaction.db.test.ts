@@ -35,6 +35,15 @@ const dbWrite = (runId: string, args: Record<string, unknown>) => ({
   arguments: args,
 });
 
+/** A test.db_write call its run's user must approve first. */
+async function askedFor(services: Services, runId: string, marker: string) {
+  await services.policy.set(
+    { layer: 'USER', scopeId: 'u1', toolPattern: 'test.db_write', effect: 'ASK' },
+    admin,
+  );
+  return services.calls.request(dbWrite(runId, { marker, outcome: 'ok' }), agent);
+}
+
 describe('a call whose tool runs in its transaction', () => {
   test('an allowed call is one transaction: request, tool writes, result and events', async ({
     services,
@@ -110,11 +119,7 @@ describe('a call whose tool runs in its transaction', () => {
     services,
     run,
   }) => {
-    await services.policy.set(
-      { layer: 'USER', scopeId: 'u1', toolPattern: 'test.db_write', effect: 'ASK' },
-      admin,
-    );
-    const held = await services.calls.request(dbWrite(run.id, { marker: 'm5', outcome: 'ok' }), agent);
+    const held = await askedFor(services, run.id, 'm5');
     expect(held.status).toBe('AWAITING_APPROVAL');
     const done = await services.calls.approve(held.id, { argumentsHash: held.argumentsHash }, approver);
     expect(done.status).toBe('COMPLETED');
@@ -133,11 +138,7 @@ describe('a call whose tool runs in its transaction', () => {
     services,
     run,
   }) => {
-    await services.policy.set(
-      { layer: 'USER', scopeId: 'u1', toolPattern: 'test.db_write', effect: 'ASK' },
-      admin,
-    );
-    const held = await services.calls.request(dbWrite(run.id, { marker: 'm6', outcome: 'ok' }), agent);
+    const held = await askedFor(services, run.id, 'm6');
     // What a process that died mid-call left before calls ran in their transaction: a started
     // call whose lease ran out.
     await services.database.db

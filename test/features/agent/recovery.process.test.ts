@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPostgresUrl, withDatabase } from '../../support/env.js';
 import { answer, FakeProvider } from '../../support/fake-provider.js';
 import { waitFor } from '../../support/lifecycle.js';
+import { freshDatabase } from '../../support/process-database.js';
 import { graphqlOver, type ServerProcess, startServer } from '../../support/server-process.js';
 
 /** The agent loop on real server processes over one Postgres: one dies with SIGKILL, another goes on. */
@@ -36,15 +37,8 @@ const AGENT_RUN = `query($id: ID!) {
 }`;
 
 beforeAll(async () => {
-  try {
-    await admin`select 1`;
-  } catch (error) {
-    postgresDown = `real Postgres did not answer: ${(error as Error).message}`;
-    if (process.env.REQUIRE_POSTGRES === '1') throw new Error(postgresDown);
-    return;
-  }
-  await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-  await admin.unsafe(`create database ${dbName}`);
+  postgresDown = await freshDatabase(admin, dbName);
+  if (postgresDown) return;
   provider = await FakeProvider.start();
 });
 

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { testPostgresUrl, withDatabase } from '../../support/env.js';
 import { waitFor } from '../../support/lifecycle.js';
+import { freshDatabase } from '../../support/process-database.js';
 import { graphqlOver, type ServerProcess, startServer } from '../../support/server-process.js';
 
 /** A real server process told to stop (SIGTERM) while a subscription is open and calls are leased. */
@@ -17,15 +18,8 @@ let postgresDown = '';
 let server: ServerProcess | undefined;
 
 beforeAll(async () => {
-  try {
-    await admin`select 1`;
-  } catch (error) {
-    postgresDown = `real Postgres did not answer: ${(error as Error).message}`;
-    if (process.env.REQUIRE_POSTGRES === '1') throw new Error(postgresDown);
-    return;
-  }
-  await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-  await admin.unsafe(`create database ${dbName}`);
+  postgresDown = await freshDatabase(admin, dbName);
+  if (postgresDown) return;
 });
 
 afterAll(async () => {
