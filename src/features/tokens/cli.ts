@@ -1,6 +1,7 @@
 import { type Command, UsageError } from '../../cli/command.js';
 import { roles } from '../../core/auth.js';
-import type { ApiTokenRow, BindTokenInput, TokenService } from './service.js';
+import type { BindTokenInput } from './inputs.js';
+import type { ApiTokenRow, TokenService } from './service.js';
 
 const roleOf = (value: unknown) => {
   const role = String(value ?? '').toUpperCase();

@@ -1,11 +1,7 @@
 import { roles } from '../../core/auth.js';
 import { builder, scopes } from '../../graphql/builder.js';
-import {
-  type ApiTokenRow,
-  bindTokenInputSchema,
-  createTokenInputSchema,
-  MAX_ROTATION_OVERLAP_SECONDS,
-} from './service.js';
+import { bindTokenInputSchema, createTokenInputSchema, MAX_ROTATION_OVERLAP_SECONDS } from './inputs.js';
+import type { ApiTokenRow } from './service.js';
 
 const RoleEnum = builder.enumType('Role', {
   description:
