@@ -140,8 +140,8 @@ export class ApprovalBatchService {
 
 /**
  * The order the turn's calls were requested in, read from the journal (its positions are unique
- * and gap-free, where two requests may share a millisecond); a replacement follows the call it
- * was edited from.
+ * and grow from one transaction to the next, where two requests may share a millisecond); a
+ * replacement follows the call it was edited from.
  */
 async function inTurnOrder(db: Db, calls: ToolCallRow[]): Promise<ToolCallRow[]> {
   if (calls.length === 0) return [];

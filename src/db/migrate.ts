@@ -11,10 +11,21 @@ const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url)
 /** Any constant works; it only has to be the same in every process that migrates this database. */
 const MIGRATION_LOCK_KEY = 7_311_042_901;
 
+/**
+ * Journal positions grow with transaction ids; a database restored into another cluster (or
+ * from a dump) may meet ids lower than its stored positions, and new events would sort before
+ * old ones. At every start, before the process writes, positions move past the stored ones (see
+ * `ats_journal_align`, migration 0019); a journal already ahead is left as it is.
+ */
+async function alignJournal(db: { execute(query: ReturnType<typeof sql>): Promise<unknown> }): Promise<void> {
+  await db.execute(sql`select ats_journal_align()`);
+}
+
 export async function runMigrations(database: Database, postgresUrl?: string): Promise<void> {
   if (database.driver === 'pglite') {
     // biome-ignore lint/suspicious/noExplicitAny: the pglite migrator wants its own driver type; the instance is one.
     await migratePglite(database.db as any, { migrationsFolder });
+    await alignJournal(database.db);
     return;
   }
   if (!postgresUrl) throw new Error('runMigrations needs the Postgres URL for its dedicated connection');
@@ -26,6 +37,7 @@ export async function runMigrations(database: Database, postgresUrl?: string): P
     await db.execute(sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
     try {
       await migratePostgres(db, { migrationsFolder });
+      await alignJournal(db);
     } finally {
       await db.execute(sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
     }

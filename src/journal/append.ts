@@ -36,16 +36,16 @@ function boundedPayload(event: NewJournalEvent): Record<string, unknown> {
 
 /**
  * Events appended on a transaction that holds its journal (see `journaledTransaction`) wait here
- * and are written by its last statement, so the counter row below is locked only from that
- * statement to the commit, not while the rest of the transaction (a tool, say) runs.
+ * and are written by its last statement, in one round trip.
  */
 const held = new WeakMap<object, NewJournalEvent[]>();
 
 /**
- * Appends events inside the caller's transaction. Positions come from a counter row whose lock
- * is held until commit, so positions are gap-free and commit in order: a reader that has seen N
- * has seen everything before N. The NOTIFY (position only) is delivered at commit. One statement:
- * the counter, the rows and the NOTIFY are one round trip.
+ * Appends events inside the caller's transaction. Their positions come from the transaction's id
+ * (`ats_journal_positions`, migration 0019): unique without a lock that writers queue on, and in
+ * order within the transaction. They are not in commit order across transactions, so readers
+ * that resume from a position read below the horizon (`read.ts`). The NOTIFY (last position) is
+ * delivered at commit. One statement: positions, rows and the NOTIFY are one round trip.
  */
 export async function appendEvents(tx: Executor, events: NewJournalEvent[]): Promise<void> {
   const waiting = held.get(tx);
@@ -66,19 +66,17 @@ async function writeEvents(tx: Executor, events: NewJournalEvent[]): Promise<voi
     payload: boundedPayload(event),
   }));
   await tx.execute(sql`
-    with counter as (
-      insert into journal_counter (id, last_seq) values (true, ${events.length})
-      on conflict (id) do update set last_seq = journal_counter.last_seq + excluded.last_seq
-      returning last_seq
+    with first as (
+      select ats_journal_positions(${events.length}) as seq
     ), written as (
       insert into journal_events (seq, type, run_id, call_id, actor, payload)
-      select counter.last_seq - ${events.length} + e.position, e.type, e.run_id, e.call_id, e.actor, e.payload
-      from counter,
+      select first.seq + e.position - 1, e.type, e.run_id, e.call_id, e.actor, e.payload
+      from first,
         rows from (jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
           as (type text, run_id uuid, call_id uuid, actor text, payload jsonb))
         with ordinality as e(type, run_id, call_id, actor, payload, position)
     )
-    select pg_notify(${JOURNAL_CHANNEL}, counter.last_seq::text) from counter`);
+    select pg_notify(${JOURNAL_CHANNEL}, (first.seq + ${events.length - 1})::text) from first`);
 }
 
 /**

@@ -1,23 +1,36 @@
-import { sql } from 'drizzle-orm';
 import { Repeater } from 'graphql-yoga';
 import type { JournalEvent } from '../core/journal-event.js';
 import type { Logger } from '../core/logger.js';
 import type { Database } from '../db/client.js';
-import { rowsOf } from '../db/tx.js';
 import { JOURNAL_CHANNEL } from './append.js';
-import { type JournalFilter, matchesFilter, readEvents } from './read.js';
+import {
+  type JournalCursor,
+  type JournalFilter,
+  journalHorizon,
+  journalNow,
+  matchesFilter,
+  readEvents,
+} from './read.js';
 
 type Listener = (events: JournalEvent[]) => void;
 
 const PAGE = 500;
+/** How soon to read again while committed events wait above the horizon, doubling up to the last. */
+const FIRST_SETTLE_MS = 2;
+const LAST_SETTLE_MS = 100;
 
 /**
  * One per process. NOTIFY carries only a position; the bus reads each new batch of rows once and
  * fans it out in memory to every subscriber, so 1,000 dashboards cost one query per batch, not
- * 1,000. A slow periodic read covers notifications lost while a connection was down.
+ * 1,000. It reads below the horizon only (see `read.ts`), and again shortly while committed
+ * events wait above it, since the transaction holding them back may end without a NOTIFY. A slow
+ * periodic read covers notifications lost while a connection was down.
  */
 export class JournalBus {
   private highWater: bigint | null = null;
+  private settleTimer: NodeJS.Timeout | null = null;
+  private settleMs = FIRST_SETTLE_MS;
+  private stopped = false;
   private readonly listeners = new Set<Listener>();
   private reading: Promise<void> | null = null;
   private readAgain = false;
@@ -31,7 +44,9 @@ export class JournalBus {
   ) {}
 
   async start(): Promise<void> {
-    this.highWater = await this.currentSeq();
+    // Events that committed above the horizon before the start are delivered too, rather than
+    // remembered as seen: a subscriber replaying from before them may stop short of them.
+    this.highWater = (await journalHorizon(this.database.db)) - 1n;
     this.unlisten = await this.database.listen(JOURNAL_CHANNEL, {
       onNotify: () => this.pull(),
       onListen: () => this.pull(),
@@ -41,16 +56,16 @@ export class JournalBus {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.settleTimer) clearTimeout(this.settleTimer);
     await this.unlisten?.();
     await this.reading;
   }
 
-  async currentSeq(): Promise<bigint> {
-    const [row] = rowsOf<{ seq: string | null }>(
-      await this.database.db.execute(sql`select max(seq)::text as seq from journal_events`),
-    );
-    return BigInt(row?.seq ?? 0);
+  /** Where a reader starting now stands: it gets exactly the events committed from now on. */
+  now(): Promise<JournalCursor> {
+    return journalNow(this.database.db);
   }
 
   subscribe(listener: Listener): () => void {
@@ -73,10 +88,17 @@ export class JournalBus {
         do {
           this.readAgain = false;
           for (;;) {
-            const batch = await readEvents(this.database.db, { afterSeq: this.highWater, limit: PAGE });
-            if (batch.length === 0) break;
-            this.highWater = batch[batch.length - 1]!.seq;
-            for (const listener of this.listeners) listener(batch);
+            const page = await readEvents(this.database.db, { afterSeq: this.highWater, limit: PAGE });
+            const batch = page.events;
+            if (batch.length > 0) {
+              this.highWater = batch[batch.length - 1]!.seq;
+              for (const listener of this.listeners) listener(batch);
+            }
+            if (page.unsettled) {
+              this.settleLater();
+              break;
+            }
+            this.settleMs = FIRST_SETTLE_MS;
             if (batch.length < PAGE) break;
           }
         } while (this.readAgain);
@@ -89,18 +111,35 @@ export class JournalBus {
     return this.reading;
   }
 
+  private settleLater(): void {
+    if (this.settleTimer || this.stopped) return;
+    this.settleTimer = setTimeout(() => {
+      this.settleTimer = null;
+      void this.pull();
+    }, this.settleMs);
+    this.settleTimer.unref();
+    this.settleMs = Math.min(this.settleMs * 2, LAST_SETTLE_MS);
+  }
+
   /**
-   * Replays the events after `afterSeq` from the table, then streams live ones. It joins the live
+   * Replays the events after `from` from the table, then streams live ones. It joins the live
    * stream before the replay starts and drops what the replay already gave, so there is no gap
-   * and no duplicate at the seam. Without `afterSeq` it starts at the current position.
+   * and no duplicate at the seam. Without `from` it starts now (`now()`); a cursor's `seen`
+   * events are never given.
    */
-  stream(filter: JournalFilter, afterSeq: bigint | null, accept: (e: JournalEvent) => boolean = () => true) {
+  stream(
+    filter: JournalFilter,
+    from: bigint | JournalCursor | null,
+    accept: (e: JournalEvent) => boolean = () => true,
+  ) {
     return new Repeater<JournalEvent>(async (push, stop) => {
       let last = 0n;
+      let seen: ReadonlySet<bigint> = new Set();
       let live = false;
       const held: JournalEvent[] = [];
       const forward = (event: JournalEvent) => {
-        if (event.seq <= last || !matchesFilter(event, filter) || !accept(event)) return;
+        if (event.seq <= last || seen.has(event.seq) || !matchesFilter(event, filter) || !accept(event))
+          return;
         last = event.seq;
         void push(event);
       };
@@ -113,14 +152,17 @@ export class JournalBus {
         stopped = true;
       });
       try {
-        last = afterSeq ?? (await this.currentSeq());
+        const start = from ?? (await this.now());
+        if (typeof start === 'bigint') last = start;
+        else ({ afterSeq: last, seen } = start);
+        // What is still above the horizon when the replay ends comes from the bus, in order.
         while (!stopped) {
-          const page = await readEvents(this.database.db, { ...filter, afterSeq: last, limit: PAGE });
-          for (const event of page) {
+          const { events } = await readEvents(this.database.db, { ...filter, afterSeq: last, limit: PAGE });
+          for (const event of events) {
             last = event.seq;
-            if (accept(event)) await push(event);
+            if (!seen.has(event.seq) && accept(event)) await push(event);
           }
-          if (page.length < PAGE) break;
+          if (events.length < PAGE) break;
         }
         live = true;
         held.splice(0).forEach(forward);

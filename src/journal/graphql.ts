@@ -12,7 +12,8 @@ export const JournalEventType = builder.objectRef<JournalEvent>('JournalEvent').
   description: 'One state change, written in the same transaction as the change; the journal is append-only.',
   fields: (t) => ({
     seq: t.string({
-      description: 'Gap-free position in commit order (a bigint, as a string).',
+      description:
+        'Its position (a bigint, as a string): positions only grow, and resuming after the last one seen () never skips or repeats an event. They are not consecutive.',
       resolve: (e) => e.seq.toString(),
     }),
     type: t.expose('type', { description: 'What happened.', type: JournalEventTypeEnum }),

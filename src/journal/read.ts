@@ -1,6 +1,6 @@
-import { and, asc, eq, gt, type SQL } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, gt, lt, type SQL, sql } from 'drizzle-orm';
 import type { JournalEvent } from '../core/journal-event.js';
-import type { Executor } from '../db/tx.js';
+import { type Executor, rowsOf } from '../db/tx.js';
 import { eventOf } from './append.js';
 import { journalEvents } from './tables.js';
 
@@ -15,21 +15,74 @@ export function matchesFilter(event: JournalEvent, filter: JournalFilter): boole
   );
 }
 
-/** Events after a position, in order; `where` narrows them further (a reader's scope). */
+/**
+ * A page of the journal that a reader may resume after: every event below the horizon, in order.
+ * Positions follow transactions, not commits, so a committed event above the horizon may still
+ * get an older neighbour (a transaction begun before its own is still running); it is left out,
+ * and `unsettled` says so, so that the reader reads again shortly instead of skipping that
+ * neighbour when it commits.
+ */
+export interface JournalPage {
+  events: JournalEvent[];
+  unsettled: boolean;
+}
+
+/** Events after a position, in order, up to the horizon (or `before`); `where` narrows them (a reader's scope). */
 export async function readEvents(
   db: Executor,
-  filter: JournalFilter & { afterSeq?: bigint | null; limit: number; where?: SQL },
-): Promise<JournalEvent[]> {
+  filter: JournalFilter & { afterSeq?: bigint | null; before?: bigint; limit: number; where?: SQL },
+): Promise<JournalPage> {
   const conditions: SQL[] = [];
   if (filter.where) conditions.push(filter.where);
   if (filter.runId) conditions.push(eq(journalEvents.runId, filter.runId));
   if (filter.callId) conditions.push(eq(journalEvents.callId, filter.callId));
   if (filter.afterSeq != null) conditions.push(gt(journalEvents.seq, filter.afterSeq));
+  if (filter.before != null) conditions.push(lt(journalEvents.seq, filter.before));
   const rows = await db
-    .select()
+    .select({
+      ...getTableColumns(journalEvents),
+      // Uncorrelated: evaluated once per statement, in the snapshot the rows are read in.
+      horizon: sql<string>`(select ats_journal_horizon())::text`,
+    })
     .from(journalEvents)
     .where(and(...conditions))
     .orderBy(asc(journalEvents.seq))
     .limit(filter.limit);
-  return rows.map(eventOf);
+  const horizon = rows.length > 0 ? BigInt(rows[0]!.horizon) : 0n;
+  const settled = rows.filter((row) => row.seq < horizon);
+  return { events: settled.map(eventOf), unsettled: settled.length < rows.length };
+}
+
+/** The lowest position a transaction still running may yet write: everything below it is final. */
+export async function journalHorizon(db: Executor): Promise<bigint> {
+  const [row] = rowsOf<{ horizon: string }>(
+    await db.execute(sql`select ats_journal_horizon()::text as horizon`),
+  );
+  return BigInt(row!.horizon);
+}
+
+/**
+ * Where a reader starting now stands: it has "read" every position below the horizon and the
+ * committed events above it, so it gets exactly the events committed from now on.
+ */
+export interface JournalCursor {
+  afterSeq: bigint;
+  seen: ReadonlySet<bigint>;
+}
+
+export async function journalNow(db: Executor): Promise<JournalCursor> {
+  const [row] = rowsOf<{ horizon: string; seen: string[] | string }>(
+    await db.execute(sql`
+      with h as (select ats_journal_horizon() as v)
+      select (select v from h)::text as horizon,
+        array(select seq::text from journal_events where seq >= (select v from h) order by seq) as seen`),
+  );
+  return { afterSeq: BigInt(row!.horizon) - 1n, seen: new Set(textArray(row!.seen).map(BigInt)) };
+}
+
+/** postgres.js parses a text[] column; PGlite may hand back its literal. */
+function textArray(value: string[] | string): string[] {
+  if (Array.isArray(value)) return value;
+  const inner = value.slice(1, -1);
+  return inner === '' ? [] : inner.split(',');
 }

@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import { inArray } from 'drizzle-orm';
 import { Repeater } from 'graphql-yoga';
 import { countPendingApprovals, pendingApprovalsWhere } from '../calls/approval-queue.js';
@@ -52,6 +53,9 @@ const queueEvents = new Set<JournalEventType>([
  */
 export type JournalReach = { all: true } | { all: false; principal: Principal };
 
+/** How long a journal query waits for older transactions to end before it answers with what is settled. */
+const SETTLE_WAIT_MS = 2000;
+
 /** Enough run ids to cover a busy dashboard's day; past it the cache starts over rather than grow. */
 const MAX_CACHED_RUNS = 10_000;
 
@@ -63,17 +67,29 @@ export class JournalService {
     private readonly calls: ToolCallService,
   ) {}
 
-  /** Events after a position, in order; with a limited reach, only events of runs in its scope (in SQL). */
-  read(
+  /**
+   * Events after a position, in order; with a limited reach, only events of runs in its scope (in
+   * SQL). Committed events still above the horizon are waited for (up to `SETTLE_WAIT_MS`), so a
+   * client reads its own writes; past the wait it gets the settled part, never a page that would
+   * make it skip an event when it resumes after the last one.
+   */
+  async read(
     filter: JournalFilter & { afterSeq?: bigint | null; limit: number },
     reach: JournalReach = { all: true },
   ): Promise<JournalEvent[]> {
     const scope = reach.all ? undefined : runScope(reach.principal);
-    if (!scope) return readEvents(this.db, filter);
-    return readEvents(this.db, {
-      ...filter,
-      where: inArray(journalEvents.runId, this.db.select({ id: runs.id }).from(runs).where(scope)),
-    });
+    const query = scope
+      ? {
+          ...filter,
+          where: inArray(journalEvents.runId, this.db.select({ id: runs.id }).from(runs).where(scope)),
+        }
+      : filter;
+    const deadline = Date.now() + SETTLE_WAIT_MS;
+    for (let pause = 2; ; pause = Math.min(pause * 2, 100)) {
+      const page = await readEvents(this.db, query);
+      if (!page.unsettled || page.events.length >= filter.limit || Date.now() >= deadline) return page.events;
+      await setTimeout(pause);
+    }
   }
 
   /**
@@ -174,8 +190,8 @@ export class JournalService {
     return new Repeater<ApprovalQueueEvent>(async (push, stop) => {
       const mayRead = this.runVisibility(principal);
       const runUser = this.runUsers(needsRunUser(filter));
-      // Fix the position before taking the snapshot: whatever happens after it is replayed.
-      const from = await this.bus.currentSeq();
+      // Fix the position before taking the snapshot: whatever commits after it is replayed.
+      const from = await this.bus.now();
       const snapshot = await this.db
         .select()
         .from(toolCalls)

@@ -3,10 +3,15 @@ import { journalEventTypes } from '../core/journal-event.js';
 import { createdAt } from '../db/columns.js';
 import { jsonb } from '../db/jsonb.js';
 
-/** One row: the last journal position handed out. Its row lock orders journal commits. */
-export const journalCounter = pgTable('journal_counter', {
+/**
+ * One row: what is added to every position, so that positions keep growing when the database
+ * moves to a cluster whose transaction ids are lower (a dump restored elsewhere). Positions are
+ * `(top-level transaction id << 16) + offset + the event's index in its transaction`; see
+ * `docs/architecture.md` (journal positions) and the functions in migration 0019.
+ */
+export const journalOrigin = pgTable('journal_origin', {
   id: boolean('id').primaryKey().default(true),
-  lastSeq: bigint('last_seq', { mode: 'bigint' }).notNull(),
+  offset: bigint('offset', { mode: 'bigint' }).notNull(),
 });
 
 export const journalEvents = pgTable(

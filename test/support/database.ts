@@ -38,10 +38,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
-/** Empties every application table, so tests that share a file's database start from nothing. */
+/**
+ * Empties every application table, so tests that share a file's database start from nothing.
+ * journal_origin stays: it is how the database numbers journal positions, not data.
+ */
 export async function resetDatabase(database: Database): Promise<void> {
   const rows = (await database.db.execute(
-    sql`select tablename from pg_tables where schemaname = 'public' order by tablename`,
+    sql`select tablename from pg_tables
+      where schemaname = 'public' and tablename <> 'journal_origin' order by tablename`,
   )) as unknown as { rows?: Array<{ tablename: string }> } & Array<{ tablename: string }>;
   const names = (rows.rows ?? rows).map((r) => `"${r.tablename}"`);
   if (names.length === 0) return;

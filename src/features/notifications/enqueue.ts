@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, inArray, lte, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { runs, toolCalls } from '../../calls/tables.js';
 import type { JournalEvent } from '../../core/journal-event.js';
 import type { Db } from '../../db/client.js';
-import { rowsOf, type Tx } from '../../db/tx.js';
-import { readEvents } from '../../journal/read.js';
+import type { Tx } from '../../db/tx.js';
+import { journalHorizon, readEvents } from '../../journal/read.js';
 import { journalEvents } from '../../journal/tables.js';
 import type { ApprovalLinks } from './links.js';
 import { kindOf, notifyingEventTypes } from './rules/events.js';
@@ -24,23 +24,23 @@ const ONLY_WHILE_PENDING: ReadonlySet<NotificationEventKind> = new Set([
 export async function ensureCursor(db: Db): Promise<void> {
   await db.execute(sql`
     insert into notification_cursor (id, last_seq)
-    select true, coalesce(max(seq), 0) from journal_events
+    select true, ats_journal_horizon() - 1
     on conflict (id) do nothing`);
 }
 
 /**
- * Called by a writer that enables a target (creates one enabled, or enables one that was off), after
- * its own journal event: while no target is enabled the notifier reads nothing, so the cursor may lag
- * far behind, and the events behind it could only have been sent to targets that did not exist. So
- * when no other target is enabled the cursor jumps to the journal's end, and the new target is told
- * of exactly the events committed after it. The writer's journal event holds the journal counter
- * until commit: no event commits between this read and the target's, and target writers (who all
- * journal) take turns, so the check cannot miss another target being enabled at the same time.
+ * Called by a writer that enables a target (creates one enabled, or enables one that was off): while
+ * no target is enabled the notifier reads nothing, so the cursor may lag far behind, and the events
+ * behind it could only have been sent to targets that did not exist. So when no other target is
+ * enabled the cursor jumps to just below the journal's horizon: every event committed after this
+ * target is sent to it (a transaction still running has positions above the horizon), and so may a
+ * few committed just before it, above the horizon too. Two targets enabled at once may both move
+ * it without seeing each other: both are new, so neither misses an event it should have had.
  */
 export async function startAtJournalEnd(tx: Tx, targetId: string): Promise<void> {
   await tx.execute(sql`
     update notification_cursor
-    set last_seq = greatest(last_seq, (select max(seq) from journal_events))
+    set last_seq = greatest(last_seq, ats_journal_horizon() - 1)
     where not exists (select 1 from notification_targets where enabled and id <> ${targetId})`);
 }
 
@@ -81,25 +81,23 @@ async function summaries(tx: Tx, callIds: string[]): Promise<Map<string, CallSum
 
 /**
  * Turns the journal past the cursor into delivery rows and moves the cursor, in one transaction.
- * Journal positions commit in order without gaps, so nothing after the cursor is ever skipped; the
- * cursor row is taken with SKIP LOCKED, so one process enqueues at a time and the others go on to
- * sending. A crash before commit leaves the cursor where it was: the same events are read again.
- * Returns whether a full page was read (more may be waiting).
+ * It reads below the journal's horizon, under which no event can still appear, so nothing after
+ * the cursor is ever skipped; the cursor row is taken with SKIP LOCKED, so one process enqueues at
+ * a time and the others go on to sending. A crash before commit leaves the cursor where it was: the
+ * same events are read again. Returns whether a full page was read (more may be waiting).
  */
 export function enqueueFromJournal(db: Db, links: ApprovalLinks, now: Date): Promise<boolean> {
   return db.transaction(async (tx) => {
     const [cursor] = await tx.select().from(notificationCursor).for('update', { skipLocked: true });
     if (!cursor) return false;
-    // Read first: every position up to it has committed, so a short page lets the cursor jump there.
-    const [end] = rowsOf<{ seq: string | null }>(
-      await tx.execute(sql`select max(seq)::text as seq from journal_events`),
-    );
-    const endSeq = BigInt(end?.seq ?? 0);
-    if (endSeq <= cursor.lastSeq) return false;
-    const page = await readEvents(tx, {
+    // Read first: every position below it is final, so a short page lets the cursor jump there.
+    const horizon = await journalHorizon(tx);
+    if (horizon - 1n <= cursor.lastSeq) return false;
+    const { events: page } = await readEvents(tx, {
       afterSeq: cursor.lastSeq,
+      before: horizon,
       limit: PAGE,
-      where: and(inArray(journalEvents.type, notifyingEventTypes), lte(journalEvents.seq, endSeq)),
+      where: inArray(journalEvents.type, notifyingEventTypes),
     });
     const targets = await tx.select().from(notificationTargets).where(eq(notificationTargets.enabled, true));
     const calls = await summaries(tx, [...new Set(page.flatMap((e) => (e.callId ? [e.callId] : [])))]);
@@ -111,7 +109,7 @@ export function enqueueFromJournal(db: Db, links: ApprovalLinks, now: Date): Pro
         await enqueue(tx, links, target, kind, event, call, now);
     }
     const full = page.length === PAGE;
-    await tx.update(notificationCursor).set({ lastSeq: full ? page[PAGE - 1]!.seq : endSeq });
+    await tx.update(notificationCursor).set({ lastSeq: full ? page[PAGE - 1]!.seq : horizon - 1n });
     return full;
   });
 }

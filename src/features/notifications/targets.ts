@@ -129,7 +129,7 @@ export class NotificationTargets {
 
   /**
    * The change's event and notification. A target turned on starts at the journal's end when it
-   * is the only one enabled; that needs the event written first (see startAtJournalEnd).
+   * is the only one enabled (see startAtJournalEnd).
    */
   private async recordChange(
     tx: Tx,
