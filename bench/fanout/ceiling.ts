@@ -35,8 +35,9 @@ async function flatOut(writers: number, seconds: number, task: (w: number) => Pr
 
 /**
  * Samples pg_stat_activity on a connection of its own while `work` runs: how many of the
- * server's active backends wait on a lock. Every appender takes the journal counter's row lock
- * and holds it to commit, so a high share says the counter is what the writers queue on.
+ * server's active backends wait on a lock. Appenders share no row since positions come from
+ * transaction ids; what they still queue on is the NOTIFY queue's lock, which every notifying
+ * transaction takes at commit (the floor below notifies too).
  */
 async function lockWaits<T>(
   url: string | null,
@@ -68,7 +69,8 @@ async function lockWaits<T>(
 
 /**
  * The journal's append ceiling: 32 writers on different runs appending one event a transaction,
- * against the floor of the same insert and NOTIFY without the counter row; then 32 agents making
+ * against the floor of the same insert and NOTIFY into a plain table (a bigserial key, no reader
+ * horizon to honour); then 32 agents making
  * auto-approved calls through the API, a run each.
  */
 export async function measureCeiling(backend: Backend, seconds: number): Promise<Ceiling> {
@@ -84,7 +86,7 @@ export async function measureCeiling(backend: Backend, seconds: number): Promise
   await database.db.execute(
     sql`create table if not exists bench_append_floor (id bigserial primary key, run_id uuid, payload jsonb not null)`,
   );
-  const floor = await flatOut(WRITERS, seconds, (w) => insertWithoutCounter(database, runIds[w]!, w));
+  const floor = await flatOut(WRITERS, seconds, (w) => insertIntoPlainTable(database, runIds[w]!, w));
   await database.db.execute(sql`drop table bench_append_floor`);
 
   const agent = httpClient(backend.endpoint, backend.agentSecret, { keepAlive: false });
@@ -103,7 +105,7 @@ export async function measureCeiling(backend: Backend, seconds: number): Promise
   };
 }
 
-function insertWithoutCounter(database: Database, runId: string, w: number) {
+function insertIntoPlainTable(database: Database, runId: string, w: number) {
   return database.db.transaction(async (tx) => {
     await tx.execute(
       sql`insert into bench_append_floor (run_id, payload) values (${runId}, ${JSON.stringify({ w })}::jsonb)`,
