@@ -50,6 +50,11 @@ export interface GrantPort {
     name: string,
     args: Record<string, unknown>,
   ): Promise<{ id: string; createdBy: string } | null>;
+  /**
+   * After the approval's transaction has committed: waits until every process has heard of the
+   * policy rule an ALWAYS grant saved in it, so the approver's next call anywhere obeys it.
+   */
+  settle(tx: Tx): Promise<void>;
 }
 
 export const noGrants: GrantPort = {
@@ -57,4 +62,5 @@ export const noGrants: GrantPort = {
     throw badInput('this server keeps no scoped grants: approve with scope ONCE');
   },
   standing: async () => null,
+  settle: async () => {},
 };

@@ -370,6 +370,7 @@ export class ToolCallService {
           `call ${current.id} needs ${current.approvalsRequired} approvals, so one person's approval grants nothing beyond it: use scope ONCE`,
         );
     }
+    let grantedIn: Tx | null = null;
     const decided = await recordApproval(
       this.db,
       current,
@@ -378,11 +379,14 @@ export class ToolCallService {
       principal,
       async (tx, row, parsed) => {
         const grant = grantRequestOf(parsed);
-        if (grant) await this.grants.create(tx, row, grant, principal);
+        if (!grant) return;
+        await this.grants.create(tx, row, grant, principal);
+        grantedIn = tx;
       },
       onDecided,
       approved ? await this.inlineApproval(current) : undefined,
     );
+    if (grantedIn) await this.grants.settle(grantedIn);
     if (decided.status === 'APPROVED') void this.dispatchNow(callId);
     return decided;
   }

@@ -102,4 +102,25 @@ describe('caches across two server processes', () => {
       error: { code: 'tool_not_available' },
     });
   });
+  it('an ALWAYS grant approved on A lets the next call of its tool on B run without asking', async ({
+    skip,
+  }) => {
+    if (postgresDown) skip(postgresDown);
+    const asked = await gql(b, REQUEST, { r: await newRun(b), n: 'test.dangerous' });
+    expect(asked.data.requestToolCall.status).toBe('AWAITING_APPROVAL');
+    const pending = await gql(a, '{ pendingApprovals(first: 1) { edges { node { id } } } }');
+    const id = pending.data.pendingApprovals.edges[0].node.id as string;
+    const approved = await gql(
+      a,
+      'mutation($id: ID!) { approveToolCall(id: $id, scope: ALWAYS, grantProfileId: "p1") { status } }',
+      { id },
+    );
+    expect(approved.errors).toBeUndefined();
+    const next = await gql(b, REQUEST, { r: await newRun(b), n: 'test.dangerous' });
+    expect(next.data.requestToolCall).toEqual({
+      status: 'COMPLETED',
+      policyReason: expect.stringMatching(/^allowed by PROFILE rule /),
+      error: null,
+    });
+  });
 });

@@ -99,6 +99,10 @@ export class GrantService {
   }
 
   /** The oldest active RUN grant of the run that covers this call; read under the run's row lock. */
+  async settle(tx: Tx): Promise<void> {
+    await this.changes.settle(tx);
+  }
+
   async standing(
     tx: Tx,
     runId: string,
