@@ -28,7 +28,8 @@ $$;
 -- The lowest position a transaction still running could write: the oldest running transaction
 -- of the statement's snapshot, or the next id when none runs. Transactions known to belong to
 -- other databases of the cluster are left out (their ids are unique, so a stale list only ever
--- leaves out what is not ours); one that ended meanwhile is counted, which only delays a read.
+-- leaves out what is not ours); one that ended meanwhile is counted, which delays a read and can
+-- make this horizon lower than one computed a moment before (see src/journal/read.ts).
 CREATE FUNCTION ats_journal_horizon() RETURNS bigint LANGUAGE sql STABLE AS $$
   SELECT (coalesce(
     (SELECT min(x::text::bigint) FROM pg_snapshot_xip(pg_current_snapshot()) AS x

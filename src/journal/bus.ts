@@ -147,6 +147,9 @@ export class JournalBus {
         if (live) events.forEach(forward);
         else held.push(...events);
       });
+      // Everything up to here the bus gave out before this subscriber joined, below a horizon it
+      // read: final, so the replay takes it even if its own horizon has dipped below (see read.ts).
+      const delivered = this.highWater ?? -1n;
       let stopped = false;
       void stop.then(() => {
         stopped = true;
@@ -157,7 +160,12 @@ export class JournalBus {
         else ({ afterSeq: last, seen } = start);
         // What is still above the horizon when the replay ends comes from the bus, in order.
         while (!stopped) {
-          const { events } = await readEvents(this.database.db, { ...filter, afterSeq: last, limit: PAGE });
+          const { events } = await readEvents(this.database.db, {
+            ...filter,
+            afterSeq: last,
+            limit: PAGE,
+            settledThrough: delivered,
+          });
           for (const event of events) {
             last = event.seq;
             if (!seen.has(event.seq) && accept(event)) await push(event);

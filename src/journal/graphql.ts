@@ -13,7 +13,7 @@ export const JournalEventType = builder.objectRef<JournalEvent>('JournalEvent').
   fields: (t) => ({
     seq: t.string({
       description:
-        'Its position (a bigint, as a string): positions only grow, and resuming after the last one seen () never skips or repeats an event. They are not consecutive.',
+        'Its position (a bigint, as a string): positions only grow, and resuming after the last one seen (`afterSeq`) never skips or repeats an event. They are not consecutive.',
       resolve: (e) => e.seq.toString(),
     }),
     type: t.expose('type', { description: 'What happened.', type: JournalEventTypeEnum }),

@@ -27,17 +27,40 @@ export interface JournalPage {
   unsettled: boolean;
 }
 
-/** Events after a position, in order, up to the horizon (or `before`); `where` narrows them (a reader's scope). */
-export async function readEvents(
-  db: Executor,
-  filter: JournalFilter & { afterSeq?: bigint | null; before?: bigint; limit: number; where?: SQL },
-): Promise<JournalPage> {
+export interface ReadOptions extends JournalFilter {
+  afterSeq?: bigint | null;
+  limit: number;
+  /** Narrows the events further (a reader's scope). */
+  where?: SQL;
+  /** A horizon the caller read before (everything below it is final): used instead of the statement's. */
+  before?: bigint;
+  /**
+   * Positions up to here are known final (a reader already got them below an earlier horizon). The
+   * statement's own horizon can be lower than an earlier one, when a transaction of another
+   * database counted only because it ended between the snapshot and the read of pg_stat_activity.
+   */
+  settledThrough?: bigint;
+  /** A one-off lookup nobody resumes from (a call's events): every committed event, no horizon. */
+  unbounded?: boolean;
+}
+
+/** Events after a position, in order, up to the horizon (or `before`). */
+export async function readEvents(db: Executor, filter: ReadOptions): Promise<JournalPage> {
   const conditions: SQL[] = [];
   if (filter.where) conditions.push(filter.where);
   if (filter.runId) conditions.push(eq(journalEvents.runId, filter.runId));
   if (filter.callId) conditions.push(eq(journalEvents.callId, filter.callId));
   if (filter.afterSeq != null) conditions.push(gt(journalEvents.seq, filter.afterSeq));
   if (filter.before != null) conditions.push(lt(journalEvents.seq, filter.before));
+  if (filter.before != null || filter.unbounded) {
+    const rows = await db
+      .select()
+      .from(journalEvents)
+      .where(and(...conditions))
+      .orderBy(asc(journalEvents.seq))
+      .limit(filter.limit);
+    return { events: rows.map(eventOf), unsettled: false };
+  }
   const rows = await db
     .select({
       ...getTableColumns(journalEvents),
@@ -49,7 +72,9 @@ export async function readEvents(
     .orderBy(asc(journalEvents.seq))
     .limit(filter.limit);
   const horizon = rows.length > 0 ? BigInt(rows[0]!.horizon) : 0n;
-  const settled = rows.filter((row) => row.seq < horizon);
+  const through = filter.settledThrough ?? -1n;
+  const settled = rows.filter((row) => row.seq < horizon || row.seq <= through);
+  // Both bounds hold for every smaller position too, so the settled rows are a prefix of the page.
   return { events: settled.map(eventOf), unsettled: settled.length < rows.length };
 }
 

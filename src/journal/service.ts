@@ -92,6 +92,11 @@ export class JournalService {
     }
   }
 
+  /** One call's events, every committed one: a lookup nobody resumes from, so no horizon to wait for. */
+  async eventsOfCall(callId: string, limit: number): Promise<JournalEvent[]> {
+    return (await readEvents(this.db, { callId, limit, unbounded: true })).events;
+  }
+
   /**
    * What a principal may read of the journal under this filter. An agent reads only the runs its
    * token created, so it must name one (or a call of one): anything else is FORBIDDEN, as it always

@@ -139,6 +139,35 @@ describe('journal positions from transaction ids', () => {
     });
   });
 
+  test('positions a reader knows to be final are read even while an older transaction holds the horizon below them', async ({
+    services,
+    hold,
+  }) => {
+    const db = services.database.db;
+    await appendEvents(db, [event('final')]);
+    const [{ seq }] = (await readEvents(db, { afterSeq: 0n, limit: 1 })).events as [JournalEvent];
+    const older = await hold();
+    await appendEvents(db, [event('above')]);
+    const page = await readEvents(db, { afterSeq: 0n, limit: 10, settledThrough: seq });
+    await older.end();
+    expect({ markers: markers(page.events), unsettled: page.unsettled }).toEqual({
+      markers: ['final'],
+      unsettled: true,
+    });
+  });
+
+  test("a call's events are listed at once, whatever older transaction is still running", async ({
+    services,
+    hold,
+  }) => {
+    const callId = '00000000-0000-4000-8000-000000000001';
+    const older = await hold();
+    await appendEvents(services.database.db, [{ ...event('of the call'), callId }]);
+    const events = await services.journal.eventsOfCall(callId, 10);
+    await older.end();
+    expect(markers(events)).toEqual(['of the call']);
+  });
+
   test('an open transaction in another database of the cluster holds nothing back', async ({
     services,
     hold,

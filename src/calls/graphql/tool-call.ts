@@ -169,7 +169,7 @@ export const ToolCallType = builder.objectRef<ToolCallRow>('ToolCall').implement
     events: t.field({
       description: 'Its journal events in order (at most 1000).',
       type: [JournalEventType],
-      resolve: (call, _args, ctx) => ctx.services.journal.read({ callId: call.id, limit: 1000 }),
+      resolve: (call, _args, ctx) => ctx.services.journal.eventsOfCall(call.id, 1000),
     }),
     requestedBy: t.exposeString('requestedBy', { description: 'The actor who requested it.' }),
     requestedAt: t.expose('requestedAt', { description: 'When it was requested.', type: 'DateTime' }),

@@ -35,7 +35,9 @@ export async function ensureCursor(db: Db): Promise<void> {
  * enabled the cursor jumps to just below the journal's horizon: every event committed after this
  * target is sent to it (a transaction still running has positions above the horizon), and so may a
  * few committed just before it, above the horizon too. Two targets enabled at once may both move
- * it without seeing each other: both are new, so neither misses an event it should have had.
+ * it without seeing each other: both are new, so neither misses an event it should have had. One
+ * enabled while the only other is being disabled may not move it, and gets the events the
+ * notifier was behind on: extra deliveries, never a missed one.
  */
 export async function startAtJournalEnd(tx: Tx, targetId: string): Promise<void> {
   await tx.execute(sql`
