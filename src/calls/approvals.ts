@@ -13,6 +13,8 @@ import type { Tx } from '../db/tx.js';
 import { appendEvents, journaledTransaction } from '../journal/append.js';
 import { journalEvents } from '../journal/tables.js';
 import { MAX_ARGUMENT_BYTES } from './call-records.js';
+import type { WriteRan } from './in-transaction.js';
+import type { CallToRun } from './invocation.js';
 import type { PriorDenial } from './rules/decide.js';
 import { addApproval } from './rules/quorum.js';
 import type { RunRow } from './run-service.js';
@@ -64,14 +66,14 @@ export type AfterApproval = (
 ) => Promise<void>;
 
 /**
- * An approved call whose tool runs in the approval's transaction (see ToolCallService.decide): the
- * approval's own update starts it, and `finish` runs and lands it before the commit.
+ * An approved call whose tool runs in the approval's transaction (see ToolCallService.decide):
+ * `run` runs it there, and the approval's one update writes the decision with the call's start
+ * and its result.
  */
 export interface InlineApproval {
   lock(tx: Tx): Promise<RunRow>;
-  startColumns(now: Date): Partial<typeof toolCalls.$inferInsert>;
-  startedEvent(call: ToolCallRow): NewJournalEvent;
-  finish(tx: Tx, run: RunRow, started: ToolCallRow): Promise<ToolCallRow | null>;
+  startedEvent(call: CallToRun): NewJournalEvent;
+  run(tx: Tx, run: RunRow, call: CallToRun, write: WriteRan): Promise<ToolCallRow>;
 }
 
 /**
@@ -141,30 +143,33 @@ export async function recordApproval(
       ]);
       return row!;
     }
-    const started = run
-      ? { ...inline.startColumns(new Date()), attempts: sql`${toolCalls.attempts} + 1` }
-      : {};
-    const [row] = await tx
-      .update(toolCalls)
-      .set({ status: 'APPROVED', decision, approvals: step.approvals, ...started })
-      .where(eq(toolCalls.id, callId))
-      .returning();
-    if (afterApproval) await afterApproval(tx, row!, input);
-    await appendEvents(tx, [
-      {
-        type: 'tool_call_approved',
-        runId: row!.runId,
-        callId,
-        actor,
-        payload: {
-          reason,
-          argumentsHash: decision.argumentsHash,
-          ...(step.required > 1 ? { count: step.count, required: step.required } : {}),
-        },
+    const approval = { status: 'APPROVED' as const, decision, approvals: step.approvals };
+    if (afterApproval) await afterApproval(tx, { ...pending, ...approval }, input);
+    const approvedEvent: NewJournalEvent = {
+      type: 'tool_call_approved',
+      runId: pending.runId,
+      callId,
+      actor,
+      payload: {
+        reason,
+        argumentsHash: decision.argumentsHash,
+        ...(step.required > 1 ? { count: step.count, required: step.required } : {}),
       },
-      ...(run ? [inline.startedEvent(row!)] : []),
-    ]);
-    if (run) return (await inline.finish(tx, run, row!)) ?? row!;
+    };
+    if (run) {
+      const draft = { ...pending, attempts: pending.attempts + 1 };
+      await appendEvents(tx, [approvedEvent, inline.startedEvent(draft)]);
+      return inline.run(tx, run, draft, async (columns) => {
+        const [row] = await tx
+          .update(toolCalls)
+          .set({ ...approval, ...columns, attempts: draft.attempts })
+          .where(eq(toolCalls.id, callId))
+          .returning();
+        return row!;
+      });
+    }
+    const [row] = await tx.update(toolCalls).set(approval).where(eq(toolCalls.id, callId)).returning();
+    await appendEvents(tx, [approvedEvent]);
     return row!;
   });
   if (!decided) {

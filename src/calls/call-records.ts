@@ -27,7 +27,7 @@ export function snapshotOf(spec: ToolSpec, args: Record<string, unknown>): ToolS
 }
 
 export function requestedEvent(
-  call: ToolCallRow,
+  call: Pick<ToolCallRow, 'id' | 'runId' | 'name' | 'argumentsHash' | 'providerCallId'>,
   args: unknown,
   actor: string,
   extra: Record<string, unknown> = {},

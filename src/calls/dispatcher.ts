@@ -9,7 +9,8 @@ import type { Tx } from '../db/tx.js';
 import { appendEvents, journaledTransaction } from '../journal/append.js';
 import type { JournalBus } from '../journal/bus.js';
 import { type ExecutionDeps, type ExecutionOptions, executeCall } from './execute-call.js';
-import { runInTransaction, toolSpecIn } from './in-transaction.js';
+import { runInTransaction, toolSpecIn, type WriteRan } from './in-transaction.js';
+import type { CallToRun } from './invocation.js';
 import { type LandingDeps, landOutcome, WORKER_ACTOR } from './land-outcome.js';
 import { recoverExpiredLeases } from './lease-recovery.js';
 import type { RegistryService } from './registry-service.js';
@@ -146,8 +147,8 @@ export class Dispatcher {
     return this.sweeping;
   }
 
-  /** The columns that mark a call as started here; a call started in its request's transaction is written with them. */
-  startColumns(now: Date) {
+  /** The columns that mark a call as started here, under a lease. */
+  private startColumns(now: Date) {
     return {
       status: 'STARTED' as const,
       leaseOwner: this.workerId,
@@ -160,7 +161,7 @@ export class Dispatcher {
     return { ...this.startColumns(now), attempts: sql`${toolCalls.attempts} + 1` };
   }
 
-  startedEvent(call: ToolCallRow): NewJournalEvent {
+  startedEvent(call: CallToRun): NewJournalEvent {
     return {
       type: 'tool_call_started',
       runId: call.runId,
@@ -179,11 +180,8 @@ export class Dispatcher {
     return this.executors.find((e) => e.canExecute(spec));
   }
 
-  /**
-   * Runs a call this process has just started, in the caller's transaction (which holds the run's
-   * row lock), and lands it there; for a tool that `runsInTransaction`.
-   */
-  finishInTransaction(tx: Tx, run: RunRow, call: ToolCallRow, spec: ToolSpec): Promise<ToolCallRow | null> {
+  /** See InlineDispatch.runIn: the executor that runs `spec` is one that `runsInTransaction`. */
+  runIn(tx: Tx, run: RunRow, call: CallToRun, spec: ToolSpec, write: WriteRan): Promise<ToolCallRow> {
     return runInTransaction(
       { ...this.execution, ...this.landing },
       tx,
@@ -191,23 +189,46 @@ export class Dispatcher {
       call,
       spec,
       this.executorFor(spec)!,
+      write,
     );
   }
 
   /**
    * Claims, runs and lands a ready call in one transaction: run row first (as every writer
-   * locks), then the conditional claim, so a concurrent dispatcher waits and then finds it done.
+   * locks), then the call's, so a concurrent dispatcher waits and then finds it done.
    */
   private dispatchInTransaction(callId: string, runId: string, spec: ToolSpec) {
     return journaledTransaction(this.db, async (tx) =>
-      this.dispatchIn(tx, await this.runs.lock(tx, runId), callId, spec),
+      this.runReadyIn(tx, await this.runs.lock(tx, runId), callId, spec),
     );
   }
 
-  private async dispatchIn(tx: Tx, run: RunRow, callId: string, spec: ToolSpec): Promise<ToolCallRow | null> {
-    const claimed = await this.claimIn(tx, callId);
-    if (!claimed) return (await tx.select().from(toolCalls).where(eq(toolCalls.id, callId)))[0] ?? null;
-    return this.finishInTransaction(tx, run, claimed, spec);
+  /** The ready call's row, locked in `tx`, or, when it is no longer ready, the call as it stands. */
+  private async runReadyIn(tx: Tx, run: RunRow, callId: string, spec: ToolSpec): Promise<ToolCallRow | null> {
+    const [ready] = await tx
+      .select()
+      .from(toolCalls)
+      .where(and(eq(toolCalls.id, callId), inArray(toolCalls.status, ['REQUESTED', 'APPROVED'])))
+      .for('update');
+    if (!ready) return (await tx.select().from(toolCalls).where(eq(toolCalls.id, callId)))[0] ?? null;
+    return this.runLockedIn(tx, run, ready, spec);
+  }
+
+  /**
+   * Runs a ready call in `tx`, which holds its run's row lock and the call's, and writes its row
+   * once with its start and its result.
+   */
+  private async runLockedIn(tx: Tx, run: RunRow, ready: ToolCallRow, spec: ToolSpec): Promise<ToolCallRow> {
+    const draft = { ...ready, attempts: ready.attempts + 1 };
+    await appendEvents(tx, [this.startedEvent(draft)]);
+    return this.runIn(tx, run, draft, spec, async (columns) => {
+      const [row] = await tx
+        .update(toolCalls)
+        .set({ ...columns, attempts: draft.attempts, leaseOwner: null, leaseExpiresAt: null })
+        .where(eq(toolCalls.id, ready.id))
+        .returning();
+      return row!;
+    });
   }
 
   private async claimIn(tx: Tx, callId: string): Promise<ToolCallRow | null> {
@@ -236,7 +257,7 @@ export class Dispatcher {
     return journaledTransaction(this.db, async (tx) => {
       const orphaned = new Date(Date.now() - this.options.orphanAfterMs);
       const [candidate] = await tx
-        .select({ id: toolCalls.id, runId: toolCalls.runId, name: toolCalls.name })
+        .select()
         .from(toolCalls)
         .where(
           sql`${toolCalls.status} = 'APPROVED' or (${toolCalls.status} = 'REQUESTED' and ${toolCalls.requestedAt} < ${orphaned.toISOString()}::timestamptz)`,
@@ -253,8 +274,7 @@ export class Dispatcher {
           .where(eq(runRows.id, candidate.runId))
           .for('update', { skipLocked: true });
         if (!run) return null;
-        const claimed = await this.claimIn(tx, candidate.id);
-        await this.finishInTransaction(tx, run, claimed!, spec);
+        await this.runLockedIn(tx, run, candidate, spec);
         return 'landed';
       }
       return { external: (await this.claimIn(tx, candidate.id))! };

@@ -106,7 +106,7 @@ export async function executeCall(
 /** A tool's own errors keep their kind and code; anything else is a cancellation or a crash. */
 export function outcomeOfThrow(
   logger: Logger,
-  call: ToolCallRow,
+  call: Pick<ToolCallRow, 'id' | 'name'>,
   error: unknown,
   aborted: boolean,
 ): CallOutcome {
@@ -129,7 +129,7 @@ export function outcomeOfThrow(
   });
 }
 
-export function failed(call: ToolCallRow, error: ToolError, structured?: unknown): CallOutcome {
+export function failed(call: Pick<ToolCallRow, 'id'>, error: ToolError, structured?: unknown): CallOutcome {
   return { status: 'FAILED', error, result: errorResult(call.id, error, structured) };
 }
 

@@ -5,8 +5,8 @@ import { inTransaction } from '../db/ambient.js';
 import type { Tx } from '../db/tx.js';
 import { journaledSavepoint } from '../journal/append.js';
 import { type CallOutcome, type ExecutionDeps, failed, outcomeOfThrow } from './execute-call.js';
-import { buildInvocation, type WritePlace } from './invocation.js';
-import { type LandingDeps, landIn } from './land-outcome.js';
+import { buildInvocation, type CallToRun, type WritePlace } from './invocation.js';
+import { finishedColumns, type LandingDeps, recordLanded } from './land-outcome.js';
 import { specOf } from './registry-service.js';
 import { storeResource } from './resource-store.js';
 import type { RunRow } from './run-service.js';
@@ -18,33 +18,47 @@ import type { ToolExecutor, ToolOutput } from './tool-contract.js';
 /** Thrown inside the tool's savepoint so that a timed-out tool's writes are rolled back with it. */
 class TimedOut extends Error {}
 
+/** The columns of a call that ran in its transaction: its start and its end, written at once. */
+export type RanColumns = ReturnType<typeof finishedColumns> & { startedAt: Date };
+
 /**
- * Runs a started call whose tool keeps its effects in this database inside `tx`, the call's own
+ * Writes the row of a call that ran in its transaction, once: the insert of a call requested in
+ * it, or the update of a ready call it holds locked. Nobody else sees the call started.
+ */
+export type WriteRan = (columns: RanColumns) => Promise<ToolCallRow>;
+
+/**
+ * Runs a call whose tool keeps its effects in this database inside `tx`, the call's own
  * transaction, and lands the outcome there: the effects, the result and their journal events
  * commit together or not at all. The tool runs in a savepoint, so a tool that fails leaves none of
- * its writes behind while its failure is still recorded. The run's row must already be locked.
+ * its writes behind while its failure is still recorded. The run's row must already be locked,
+ * and the call's row too if it exists: `call` is the row as `write` will leave it, apart from how
+ * it ended, since the row is written once, after the tool (no insert or update to redo).
  *
  * A timeout aborts the tool's signal but the transaction cannot move on until the tool's queries
  * have, so its end is awaited; whatever it did is then rolled back and the call fails as timed out.
  */
 export async function runInTransaction(
-  deps: ExecutionDeps & Omit<LandingDeps, 'db'>,
+  deps: ExecutionDeps & Pick<LandingDeps, 'runs'>,
   tx: Tx,
   run: RunRow,
-  call: ToolCallRow,
+  call: CallToRun,
   spec: ToolSpec,
   executor: ToolExecutor,
-): Promise<ToolCallRow | null> {
-  const started = Date.now();
+  write: WriteRan,
+): Promise<ToolCallRow> {
+  const startedAt = new Date();
   const outcome = await executeIn(deps, tx, run, call, spec, executor);
-  return landIn(tx, deps, run, call, outcome, Date.now() - started);
+  const ran = await write({ ...finishedColumns(outcome), startedAt });
+  await recordLanded(tx, deps, run, ran, outcome, Date.now() - startedAt.getTime());
+  return ran;
 }
 
 async function executeIn(
   deps: ExecutionDeps,
   tx: Tx,
   run: RunRow,
-  call: ToolCallRow,
+  call: CallToRun,
   spec: ToolSpec,
   executor: ToolExecutor,
 ): Promise<CallOutcome> {

@@ -22,12 +22,21 @@ export const ownTransactions = (db: Db): WritePlace => ({
 });
 
 /**
+ * What running a call needs of its row. A call whose tool runs in its transaction is run before
+ * its row is written (see in-transaction.ts), so this is the row as it will be written.
+ */
+export type CallToRun = Pick<
+  ToolCallRow,
+  'id' | 'runId' | 'name' | 'arguments' | 'timeoutMs' | 'maxOutputTokens' | 'attempts'
+>;
+
+/**
  * What a claimed call hands its tool: the run's scope, and writes that land in the call's run
  * (journal events carry the call and the tool as actor; resources are linked to the run).
  */
 export function buildInvocation(
   place: WritePlace,
-  call: ToolCallRow,
+  call: CallToRun,
   run: RunRow,
   spec: ToolSpec,
   signal: AbortSignal,

@@ -46,14 +46,7 @@ export async function landIn(
 ): Promise<ToolCallRow | null> {
   const [done] = await tx
     .update(toolCalls)
-    .set({
-      status: outcome.status,
-      result: outcome.result,
-      error: outcome.status === 'FAILED' ? outcome.error : null,
-      finishedAt: new Date(),
-      leaseOwner: null,
-      leaseExpiresAt: null,
-    })
+    .set({ ...finishedColumns(outcome), leaseOwner: null, leaseExpiresAt: null })
     .where(
       and(
         eq(toolCalls.id, call.id),
@@ -70,6 +63,32 @@ export async function landIn(
     const [now] = await tx.select().from(toolCalls).where(eq(toolCalls.id, call.id));
     return now ?? null;
   }
+  await recordLanded(tx, deps, run, done, outcome, durationMs);
+  return done;
+}
+
+/** The columns that record how a call ended. */
+export function finishedColumns(outcome: CallOutcome) {
+  return {
+    status: outcome.status,
+    result: outcome.result,
+    error: outcome.status === 'FAILED' ? outcome.error : null,
+    finishedAt: new Date(),
+  };
+}
+
+/**
+ * What follows a landed outcome in the same transaction: its journal event, and the run's end
+ * when the tool completed it or failed as a system failure.
+ */
+export async function recordLanded(
+  tx: Tx,
+  deps: Pick<LandingDeps, 'runs'>,
+  run: RunRow,
+  call: Pick<ToolCallRow, 'id' | 'runId'>,
+  outcome: CallOutcome,
+  durationMs: number,
+): Promise<void> {
   const payload =
     outcome.status === 'COMPLETED'
       ? {
@@ -101,5 +120,4 @@ export async function landIn(
       systemFailure ? outcome.error : null,
     );
   }
-  return done;
 }

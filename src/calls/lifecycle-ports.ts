@@ -4,6 +4,8 @@ import type { GrantRequest } from '../core/grant.js';
 import type { NewJournalEvent } from '../core/journal-event.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import type { Tx } from '../db/tx.js';
+import type { WriteRan } from './in-transaction.js';
+import type { CallToRun } from './invocation.js';
 import type { RunRow } from './run-service.js';
 import type { ToolCallRow } from './tool-call-service.js';
 
@@ -21,11 +23,12 @@ export type DispatchHook = (callId: string) => Promise<ToolCallRow | null>;
  */
 export interface InlineDispatch {
   runsInTransaction(spec: ToolSpec): boolean;
-  /** The columns that mark a call as started by this process, written with the call's request. */
-  startColumns(now: Date): { status: 'STARTED'; leaseOwner: string; leaseExpiresAt: Date; startedAt: Date };
-  startedEvent(call: ToolCallRow): NewJournalEvent;
-  /** Runs and lands a call started in `tx`, which holds its run's row lock. */
-  finishInTransaction(tx: Tx, run: RunRow, call: ToolCallRow, spec: ToolSpec): Promise<ToolCallRow | null>;
+  startedEvent(call: CallToRun): NewJournalEvent;
+  /**
+   * Runs a ready call in `tx`, which holds its run's row lock (and the call's, if it has a row),
+   * and writes its row once, through `write`, with its start and its result.
+   */
+  runIn(tx: Tx, run: RunRow, call: CallToRun, spec: ToolSpec, write: WriteRan): Promise<ToolCallRow>;
 }
 
 /**

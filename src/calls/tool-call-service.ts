@@ -187,48 +187,52 @@ export class ToolCallService {
         ready && spec && this.inline?.runsInTransaction(spec) ? { spec, dispatch: this.inline } : null;
       // The id is made here so the decision's columns (its result names the call) go in with the row.
       const id = randomUUID();
-      const [created] = await tx
-        .insert(toolCalls)
-        .values({
-          id,
-          runId: run.id,
-          name: input.name,
-          arguments: args,
-          argumentsHash,
-          providerCallId: input.providerCallId ?? null,
-          providerMetadata: input.providerMetadata ?? null,
-          idempotencyKey: input.idempotencyKey ?? null,
-          status: 'REQUESTED',
-          approvalRequired: view?.approvalRequired ?? false,
-          policyReason: view?.reason ?? null,
-          tool: spec ? snapshotOf(spec, args) : null,
-          timeoutMs: view?.budget.timeoutMs ?? null,
-          maxOutputTokens: view?.budget.maxOutputTokens ?? null,
-          approvalsRequired: view?.approvalRequired ? approvalsOf(view.budget) : 1,
-          selfApprovalForbidden: view?.budget.forbidSelfApproval === true,
-          caller,
-          turnId: options.turnId ?? null,
-          requestedBy: actor,
-          // Millisecond precision (not the column default's microseconds) so that page cursors round-trip exactly.
-          requestedAt: now,
-          ...changesOf(id, decision),
-          ...(inline ? { ...inline.dispatch.startColumns(now), attempts: 1 } : {}),
-        })
-        .returning();
-      const call = created!;
-      await appendEvents(tx, [
-        requestedEvent(call, args, actor),
-        ...decision.events.map((e) => ({ actor, ...e, runId: run.id, callId: call.id })),
-        ...(inline ? [inline.dispatch.startedEvent(call)] : []),
-      ]);
+      const values = {
+        id,
+        runId: run.id,
+        name: input.name,
+        arguments: args,
+        argumentsHash,
+        providerCallId: input.providerCallId ?? null,
+        providerMetadata: input.providerMetadata ?? null,
+        idempotencyKey: input.idempotencyKey ?? null,
+        status: 'REQUESTED' as const,
+        approvalRequired: view?.approvalRequired ?? false,
+        policyReason: view?.reason ?? null,
+        tool: spec ? snapshotOf(spec, args) : null,
+        timeoutMs: view?.budget.timeoutMs ?? null,
+        maxOutputTokens: view?.budget.maxOutputTokens ?? null,
+        approvalsRequired: view?.approvalRequired ? approvalsOf(view.budget) : 1,
+        selfApprovalForbidden: view?.budget.forbidSelfApproval === true,
+        caller,
+        turnId: options.turnId ?? null,
+        requestedBy: actor,
+        // Millisecond precision (not the column default's microseconds) so that page cursors round-trip exactly.
+        requestedAt: now,
+        ...changesOf(id, decision),
+      };
+      const events = [
+        requestedEvent(values, args, actor),
+        ...decision.events.map((e) => ({ actor, ...e, runId: run.id, callId: id })),
+      ];
+      if (inline) {
+        // Its row is written once, with its result, after the tool has run.
+        const draft = { ...values, attempts: 1 };
+        await appendEvents(tx, [...events, inline.dispatch.startedEvent(draft)]);
+        const ran = await inline.dispatch.runIn(tx, run, draft, inline.spec, async (columns) => {
+          const [row] = await tx
+            .insert(toolCalls)
+            .values({ ...values, ...columns, attempts: 1 })
+            .returning();
+          return row!;
+        });
+        return { call: ran, ready: false };
+      }
+      const [created] = await tx.insert(toolCalls).values(values).returning();
+      await appendEvents(tx, events);
       if (decision.status === 'FAILED' && decision.failRun)
         await this.runs.end(tx, run, 'FAILED', actor, decision.error);
-      if (inline)
-        return {
-          call: (await inline.dispatch.finishInTransaction(tx, run, call, inline.spec)) ?? call,
-          ready: false,
-        };
-      return { call, ready };
+      return { call: created!, ready };
     });
 
     if (!ready) return call;
@@ -398,9 +402,8 @@ export class ToolCallService {
     if (!inline || !spec || !inline.runsInTransaction(spec)) return undefined;
     return {
       lock: (tx) => this.runs.lock(tx, call.runId),
-      startColumns: (now) => inline.startColumns(now),
       startedEvent: (started) => inline.startedEvent(started),
-      finish: (tx, run, started) => inline.finishInTransaction(tx, run, started, spec),
+      run: (tx, run, started, write) => inline.runIn(tx, run, started, spec, write),
     };
   }
 

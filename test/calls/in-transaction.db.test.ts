@@ -35,6 +35,28 @@ const dbWrite = (runId: string, args: Record<string, unknown>) => ({
   arguments: args,
 });
 
+/** Runs `body` while the database refuses the writes (`on`) of tool_calls that `when` names. */
+async function refusing<T>(
+  services: Services,
+  refusal: { on: 'insert or update' | 'update'; when: string },
+  body: () => Promise<T>,
+): Promise<T> {
+  const db = services.database.db;
+  await db.execute(sql`
+    create or replace function refuse_for_test() returns trigger language plpgsql as $$
+    begin raise exception 'refused for the test'; end $$`);
+  try {
+    await db.execute(
+      sql.raw(`create trigger refuse_for_test before ${refusal.on} on tool_calls for each row
+        when (${refusal.when}) execute function refuse_for_test()`),
+    );
+    return await body();
+  } finally {
+    await db.execute(sql`drop trigger if exists refuse_for_test on tool_calls`);
+    await db.execute(sql`drop function refuse_for_test()`);
+  }
+}
+
 /** A test.db_write call its run's user must approve first. */
 async function askedFor(services: Services, runId: string, marker: string) {
   await services.policy.set(
@@ -82,24 +104,33 @@ describe('a call whose tool runs in its transaction', () => {
   }) => {
     const db = services.database.db;
     // The database refuses the completed call's row, as a full disk or a lost connection would.
-    await db.execute(sql`
-      create function refuse_completion() returns trigger language plpgsql as $$
-      begin raise exception 'refused for the test'; end $$`);
-    await db.execute(sql`
-      create trigger refuse_completion before update on tool_calls for each row
-      when (new.status = 'COMPLETED') execute function refuse_completion()`);
-    try {
-      await expect(
+    await refusing(services, { on: 'insert or update', when: "new.status = 'COMPLETED'" }, () =>
+      expect(
         services.calls.request(dbWrite(run.id, { marker: 'm3', outcome: 'ok' }), agent),
-      ).rejects.toMatchObject({ cause: { message: 'refused for the test' } });
-    } finally {
-      await db.execute(sql`drop trigger refuse_completion on tool_calls`);
-      await db.execute(sql`drop function refuse_completion()`);
-    }
+      ).rejects.toMatchObject({ cause: { message: 'refused for the test' } }),
+    );
     const calls = await db.select().from(toolCalls).where(sql`${toolCalls.runId} = ${run.id}`);
     expect(calls).toEqual([]);
     expect(await markers(services, 'm3')).toBe(0);
     expect(await eventTypes(services, { runId: run.id })).toEqual(['run_started']);
+  });
+
+  test('an allowed call writes its row once, finished, with no update after', async ({ services, run }) => {
+    const call = await refusing(services, { on: 'update', when: 'true' }, () =>
+      services.calls.request(dbWrite(run.id, { marker: 'm7', outcome: 'ok' }), agent),
+    );
+    expect(call).toMatchObject({ status: 'COMPLETED', attempts: 1 });
+    expect(call.startedAt).not.toBeNull();
+    expect(await markers(services, 'm7')).toBe(1);
+  });
+
+  test('an approved call updates its row once: approval and result together', async ({ services, run }) => {
+    const held = await askedFor(services, run.id, 'm8');
+    const done = await refusing(services, { on: 'update', when: "old.status <> 'AWAITING_APPROVAL'" }, () =>
+      services.calls.approve(held.id, { argumentsHash: held.argumentsHash }, approver),
+    );
+    expect(done).toMatchObject({ status: 'COMPLETED', attempts: 1 });
+    expect(await markers(services, 'm8')).toBe(1);
   });
 
   test('a tool past its timeout has its writes rolled back and fails as timed out', async ({
