@@ -143,6 +143,8 @@ export class PgStats {
   /** The WAL of every transaction that wrote a block of this database (and xid-less records on its blocks). */
   private async databaseWal(from: string | null, to: string | null): Promise<number | null> {
     if (!this.walinspect || !from || !to) return null;
+    // pg_walinspect refuses a range that starts at the flush position: no WAL was written in it.
+    if (from === to) return 0;
     try {
       const pattern = `%/${this.dbOid}/%`;
       const [row] = await this.sql<{ bytes: string }[]>`
