@@ -49,8 +49,9 @@ export async function runInTransaction(
 ): Promise<ToolCallRow> {
   const startedAt = new Date();
   const outcome = await executeIn(deps, tx, run, call, spec, executor);
+  const durationMs = Date.now() - startedAt.getTime();
   const ran = await write({ ...finishedColumns(outcome), startedAt });
-  await recordLanded(tx, deps, run, ran, outcome, Date.now() - startedAt.getTime());
+  await recordLanded(tx, deps, run, ran, outcome, durationMs);
   return ran;
 }
 
