@@ -35,6 +35,13 @@ export interface PerCall {
 
 const FLUSH_WAIT_MS = 1500;
 const IDLE_WINDOW_MS = 3000;
+/**
+ * Right after a busy phase the idle rate is still high (autovacuum, lease sweeps of the runs just
+ * used) and would be over-subtracted from the next batch: windows are taken until two in a row
+ * agree within this share, or MAX_IDLE_WINDOWS have passed.
+ */
+const SETTLED_SHARE = 0.2;
+const MAX_IDLE_WINDOWS = 5;
 
 /** Per millisecond of the idle window. */
 interface Background {
@@ -126,10 +133,19 @@ export class PgStats {
 
   /** Measures the background over an idle window, which later batches subtract; returns it per second. */
   async measureBackground(): Promise<PerCall> {
-    const before = await this.snapshot();
-    await sleep(IDLE_WINDOW_MS);
-    const after = await this.snapshot();
-    this.background = await this.perCall(before, after, after.at - before.at, NO_BACKGROUND);
+    let previous: Background | null = null;
+    for (let window = 0; window < MAX_IDLE_WINDOWS; window += 1) {
+      const before = await this.snapshot();
+      await sleep(IDLE_WINDOW_MS);
+      const after = await this.snapshot();
+      this.background = await this.perCall(before, after, after.at - before.at, NO_BACKGROUND);
+      const settled =
+        previous !== null &&
+        Math.abs(this.background.commits - previous.commits) <=
+          SETTLED_SHARE * Math.max(this.background.commits, previous.commits);
+      if (settled) break;
+      previous = this.background;
+    }
     return { ...scale(this.background, 1000), rawRowsRead: this.background.rowsRead * 1000, calls: 0 };
   }
 
