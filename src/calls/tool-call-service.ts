@@ -116,14 +116,31 @@ export class ToolCallService {
   }
 
   async get(callId: string, principal?: Principal): Promise<ToolCallRow | null> {
+    if (principal) return (await this.withRun(callId, principal))?.call ?? null;
     if (!z.uuid().safeParse(callId).success) return null;
     const [call] = await this.db.select().from(toolCalls).where(eq(toolCalls.id, callId)).limit(1);
-    if (!call) return null;
-    if (principal) {
-      const run = await this.runs.get(call.runId, principal);
-      if (!run) return null;
+    return call ?? null;
+  }
+
+  /** A call and its run, in one statement, if `principal` may read the run. */
+  private async withRun(
+    callId: string,
+    principal: Principal,
+  ): Promise<{ call: ToolCallRow; run: RunRow } | null> {
+    if (!z.uuid().safeParse(callId).success) return null;
+    const [found] = await this.db
+      .select({ call: toolCalls, run: runRows })
+      .from(toolCalls)
+      .innerJoin(runRows, eq(runRows.id, toolCalls.runId))
+      .where(eq(toolCalls.id, callId))
+      .limit(1);
+    if (!found) return null;
+    try {
+      assertMayRead(principal, found.run);
+    } catch {
+      return null;
     }
-    return call;
+    return found;
   }
 
   /** A page of calls, oldest first; see pageOfCalls. */
@@ -346,9 +363,9 @@ export class ToolCallService {
     principal: Principal,
   ): Promise<ToolCallRow> {
     // A call of a run outside the decider's users does not exist for it: refused before anything is recorded.
-    const current = await this.get(callId);
-    const run = current && (await this.runs.get(current.runId, principal));
-    if (!current || !run) throw notFound(`no tool call ${callId}`);
+    const found = await this.withRun(callId, principal);
+    if (!found) throw notFound(`no tool call ${callId}`);
+    const { call: current, run } = found;
     const parsed = parseInput(decideInputSchema, input);
     const edited = parsed.editedArguments;
     const onDecided = (tx: Tx, call: ToolCallRow) => this.decisionHook(tx, call, parsed, principal);
