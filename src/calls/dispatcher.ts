@@ -203,7 +203,7 @@ export class Dispatcher {
     );
   }
 
-  /** The ready call's row, locked in `tx`, or, when it is no longer ready, the call as it stands. */
+  /** Runs the call if it is still ready, locking its row in `tx`; otherwise returns it as it stands. */
   private async runReadyIn(tx: Tx, run: RunRow, callId: string, spec: ToolSpec): Promise<ToolCallRow | null> {
     const [ready] = await tx
       .select()

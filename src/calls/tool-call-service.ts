@@ -36,6 +36,7 @@ import {
   noGrants,
 } from './lifecycle-ports.js';
 import type { PolicyService } from './policy-service.js';
+import { readableCall } from './readable-call.js';
 import type { RegistryService } from './registry-service.js';
 import { decideCall } from './rules/decide.js';
 import { approvalsOf, assertMayApprove } from './rules/quorum.js';
@@ -116,31 +117,10 @@ export class ToolCallService {
   }
 
   async get(callId: string, principal?: Principal): Promise<ToolCallRow | null> {
-    if (principal) return (await this.withRun(callId, principal))?.call ?? null;
+    if (principal) return (await readableCall(this.db, callId, principal))?.call ?? null;
     if (!z.uuid().safeParse(callId).success) return null;
     const [call] = await this.db.select().from(toolCalls).where(eq(toolCalls.id, callId)).limit(1);
     return call ?? null;
-  }
-
-  /** A call and its run, in one statement, if `principal` may read the run. */
-  private async withRun(
-    callId: string,
-    principal: Principal,
-  ): Promise<{ call: ToolCallRow; run: RunRow } | null> {
-    if (!z.uuid().safeParse(callId).success) return null;
-    const [found] = await this.db
-      .select({ call: toolCalls, run: runRows })
-      .from(toolCalls)
-      .innerJoin(runRows, eq(runRows.id, toolCalls.runId))
-      .where(eq(toolCalls.id, callId))
-      .limit(1);
-    if (!found) return null;
-    try {
-      assertMayRead(principal, found.run);
-    } catch {
-      return null;
-    }
-    return found;
   }
 
   /** A page of calls, oldest first; see pageOfCalls. */
@@ -363,7 +343,7 @@ export class ToolCallService {
     principal: Principal,
   ): Promise<ToolCallRow> {
     // A call of a run outside the decider's users does not exist for it: refused before anything is recorded.
-    const found = await this.withRun(callId, principal);
+    const found = await readableCall(this.db, callId, principal);
     if (!found) throw notFound(`no tool call ${callId}`);
     const { call: current, run } = found;
     const parsed = parseInput(decideInputSchema, input);
