@@ -69,16 +69,12 @@ module.exports = {
     {
       name: 'no-circular',
       comment:
-        'A runtime cycle makes module evaluation order decide whether an import is still undefined. ' +
-        'A cycle with a type-only import in it is allowed: the compiler erases that import, so nothing ' +
-        'runs in a cycle (the provider types and schema narrowing name each other this way).',
+        'No cycles of any kind, type-only imports included: a runtime cycle makes module evaluation order ' +
+        'decide whether an import is still undefined, and a type cycle means two files each define part of ' +
+        "the other's shape. A name is imported from the file that defines it (row types beside their tables).",
       severity: 'error',
       from: {},
-      to: {
-        circular: true,
-        dependencyTypesNot: ['type-only'],
-        viaOnly: { dependencyTypesNot: ['type-only'] },
-      },
+      to: { circular: true },
     },
     ...pure(
       'core-is-pure',
@@ -115,6 +111,30 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/model/' },
       to: { path: features, pathNot: featureIndex },
+    },
+    {
+      name: 'calls-through-index',
+      comment:
+        'The call lifecycle is used through src/calls/index.ts, so its request, decision, dispatch and landing ' +
+        'files can move without touching other modules. Direct imports stay for: tool-contract.ts and ' +
+        "tool-kit.ts (what a tool implements, kept apart so tools never load the lifecycle), tables.ts (a table " +
+        'and its row type are named where they are declared) and the GraphQL types in graphql/ (Pothos types ' +
+        'are imported from the file that defines them).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/calls/' },
+      to: {
+        path: '^src/calls/',
+        pathNot: '^src/calls/(index|tool-contract|tool-kit|tables)\\.ts$|^src/calls/graphql/',
+      },
+    },
+    {
+      name: 'journal-knows-no-lifecycle',
+      comment:
+        'The journal stores and streams events; it knows no runs, calls or approvals. Who may read which ' +
+        "runs' events is a port the lifecycle gives it at assembly (RunReadAccess).",
+      severity: 'error',
+      from: { path: '^src/journal/' },
+      to: { path: '^src/calls/' },
     },
     {
       name: 'lifecycle-does-not-import-features',

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { mcpCommands } from '../bridge/mcp/index.js';
-import { runDefaultsCommands } from '../calls/cli.js';
+import { runDefaultsCommands } from '../calls/index.js';
 import { type CliIo, type Command, UsageError } from '../cli/command.js';
 import { DomainError } from '../core/errors.js';
 import { agentCommands } from '../features/agent/index.js';
@@ -15,7 +15,6 @@ import { worldInfoCommands } from '../features/worldinfo/index.js';
 import { bootstrap } from './bootstrap.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
-
 import type { Services } from './services.js';
 
 const commands: Command<Services>[] = [

@@ -15,15 +15,21 @@ import {
   McpExecutor,
   McpServerService,
 } from '../bridge/mcp/index.js';
-import { ToolAvailability } from '../calls/availability.js';
-import { ApprovalBatchService } from '../calls/batches.js';
-import { BuiltInExecutor } from '../calls/built-in-executor.js';
-import { Dispatcher, type DispatcherOptions, defaultDispatcherOptions } from '../calls/dispatcher.js';
-import { PolicyService } from '../calls/policy-service.js';
-import { RegistryService } from '../calls/registry-service.js';
-import { ProfileRunDefaultsService } from '../calls/run-defaults-service.js';
-import { RunService } from '../calls/run-service.js';
-import { ToolCallService } from '../calls/tool-call-service.js';
+import {
+  ApprovalBatchService,
+  ApprovalQueueService,
+  BuiltInExecutor,
+  Dispatcher,
+  type DispatcherOptions,
+  defaultDispatcherOptions,
+  JournalAccess,
+  PolicyService,
+  ProfileRunDefaultsService,
+  RegistryService,
+  RunService,
+  ToolAvailability,
+  ToolCallService,
+} from '../calls/index.js';
 import type { BuiltInTool, ToolExecutor } from '../calls/tool-contract.js';
 import type { Logger } from '../core/logger.js';
 import { countTokens } from '../core/tokens.js';
@@ -94,6 +100,8 @@ export interface Services {
   /** Tells every process's caches (policy rules, registry, token rows) what changed. */
   invalidations: Invalidations;
   journal: JournalService;
+  /** The calls waiting for a person, paged and live. */
+  approvalQueue: ApprovalQueueService;
   dispatcher: Dispatcher;
   builtIns: BuiltInExecutor;
   workspaces: Workspaces;
@@ -229,6 +237,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
   calls.onDispatch((callId) => dispatcher.dispatch(callId));
   calls.runInline(dispatcher);
   const batches = new ApprovalBatchService(db, runs, calls);
+  const journalAccess = new JournalAccess(db, runs, calls);
   const grants = new GrantService(db, calls, runs, policy, checkWorkspacePath, invalidations);
   // The lifecycle saves and reads grants through this port; it does not know the feature.
   calls.useGrants(grants);
@@ -286,7 +295,8 @@ export function createServices(database: Database, logger: Logger, options: Serv
     grants,
     bus,
     invalidations,
-    journal: new JournalService(db, bus, runs, calls),
+    journal: new JournalService(db, bus, journalAccess),
+    approvalQueue: new ApprovalQueueService(db, bus, runs, calls, journalAccess),
     dispatcher,
     builtIns,
     workspaces,

@@ -17,9 +17,7 @@ import type { WriteRan } from './in-transaction.js';
 import type { CallToRun } from './invocation.js';
 import type { PriorDenial } from './rules/decide.js';
 import { addApproval } from './rules/quorum.js';
-import type { RunRow } from './run-service.js';
-import { toolCalls } from './tables.js';
-import type { ToolCallRow } from './tool-call-service.js';
+import { type RunRow, type ToolCallRow, toolCalls } from './tables.js';
 
 export const MAX_FEEDBACK_LENGTH = 4000;
 /** The journal records that there was feedback and how it starts; the call keeps all of it. */

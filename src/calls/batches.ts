@@ -7,9 +7,9 @@ import type { ToolCallStatus } from '../core/tool-call.js';
 import type { Db } from '../db/client.js';
 import { journalEvents } from '../journal/tables.js';
 import { MAX_FEEDBACK_LENGTH } from './approvals.js';
-import type { RunRow, RunService } from './run-service.js';
-import { toolCalls } from './tables.js';
-import type { ToolCallRow, ToolCallService } from './tool-call-service.js';
+import type { RunService } from './run-service.js';
+import { type RunRow, type ToolCallRow, toolCalls } from './tables.js';
+import type { ToolCallService } from './tool-call-service.js';
 
 export const batchVerdicts = ['APPROVE', 'DENY'] as const;
 

@@ -14,9 +14,9 @@ import type { CallToRun } from './invocation.js';
 import { type LandingDeps, landOutcome, WORKER_ACTOR } from './land-outcome.js';
 import { recoverExpiredLeases } from './lease-recovery.js';
 import type { RegistryService } from './registry-service.js';
-import type { RunRow, RunService } from './run-service.js';
-import { runs as runRows, toolCalls } from './tables.js';
-import type { ToolCallRow, ToolCallService } from './tool-call-service.js';
+import type { RunService } from './run-service.js';
+import { type RunRow, runs as runRows, type ToolCallRow, toolCalls } from './tables.js';
+import type { ToolCallService } from './tool-call-service.js';
 import type { ToolExecutor } from './tool-contract.js';
 
 export interface DispatcherOptions extends ExecutionOptions {

@@ -15,9 +15,8 @@ import type { PolicyService } from './policy-service.js';
 import type { RegistryService } from './registry-service.js';
 import { decideCall } from './rules/decide.js';
 import { approvalsOf, assertMayApprove } from './rules/quorum.js';
-import type { RunRow, RunService } from './run-service.js';
-import { toolCalls } from './tables.js';
-import type { ToolCallRow } from './tool-call-service.js';
+import type { RunService } from './run-service.js';
+import { type RunRow, type ToolCallRow, toolCalls } from './tables.js';
 
 /** A diff larger than this is journaled as a summary; the call's `edit` keeps all of it. */
 const JOURNAL_DIFF_BYTES = 4096;

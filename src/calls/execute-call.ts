@@ -8,7 +8,7 @@ import type { RegistryService } from './registry-service.js';
 import { storeResource } from './resource-store.js';
 import type { RunService } from './run-service.js';
 import { shapeResult } from './shape-result.js';
-import type { ToolCallRow } from './tool-call-service.js';
+import type { ToolCallRow } from './tables.js';
 import type { ToolExecutor, ToolOutput } from './tool-contract.js';
 
 export interface ExecutionOptions {

@@ -9,10 +9,8 @@ import { buildInvocation, type CallToRun, type WritePlace } from './invocation.j
 import { finishedColumns, type LandingDeps, recordLanded } from './land-outcome.js';
 import { specOf } from './registry-service.js';
 import { storeResource } from './resource-store.js';
-import type { RunRow } from './run-service.js';
 import { shapeResult } from './shape-result.js';
-import { tools } from './tables.js';
-import type { ToolCallRow } from './tool-call-service.js';
+import { type RunRow, type ToolCallRow, tools } from './tables.js';
 import type { ToolExecutor, ToolOutput } from './tool-contract.js';
 
 /** Thrown inside the tool's savepoint so that a timed-out tool's writes are rolled back with it. */

@@ -3,8 +3,7 @@ import type { Db } from '../db/client.js';
 import type { Executor, Tx } from '../db/tx.js';
 import { appendEvents } from '../journal/append.js';
 import { storeResource } from './resource-store.js';
-import type { RunRow } from './run-service.js';
-import type { ToolCallRow } from './tool-call-service.js';
+import type { RunRow, ToolCallRow } from './tables.js';
 import type { Invocation } from './tool-contract.js';
 
 /**

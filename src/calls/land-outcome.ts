@@ -4,9 +4,8 @@ import type { Db } from '../db/client.js';
 import type { Tx } from '../db/tx.js';
 import { appendEvents } from '../journal/append.js';
 import type { CallOutcome } from './execute-call.js';
-import type { RunRow, RunService } from './run-service.js';
-import { toolCalls } from './tables.js';
-import type { ToolCallRow } from './tool-call-service.js';
+import type { RunService } from './run-service.js';
+import { type RunRow, type ToolCallRow, toolCalls } from './tables.js';
 
 export const WORKER_ACTOR = 'system:dispatcher';
 

@@ -6,8 +6,7 @@ import type { ToolSpec } from '../core/tool-spec.js';
 import type { Tx } from '../db/tx.js';
 import type { WriteRan } from './in-transaction.js';
 import type { CallToRun } from './invocation.js';
-import type { RunRow } from './run-service.js';
-import type { ToolCallRow } from './tool-call-service.js';
+import type { RunRow, ToolCallRow } from './tables.js';
 
 /**
  * What the lifecycle calls out to and the composition root supplies: dispatch, decision checks

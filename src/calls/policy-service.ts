@@ -28,11 +28,9 @@ import type { Invalidations } from '../journal/invalidations.js';
 import type { ToolAvailability } from './availability.js';
 import type { RegistryService } from './registry-service.js';
 import { type CallDecision, decideCall } from './rules/decide.js';
-import { policyRules } from './tables.js';
+import { type PolicyRuleRow, policyRules } from './tables.js';
 
-type RuleRow = typeof policyRules.$inferSelect;
-
-const ruleOf = (row: RuleRow): PolicyRule => ({
+const ruleOf = (row: PolicyRuleRow): PolicyRule => ({
   id: row.id,
   layer: row.layer,
   scopeId: row.scopeId,

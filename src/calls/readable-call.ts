@@ -2,9 +2,8 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Principal } from '../core/auth.js';
 import type { Db } from '../db/client.js';
-import { assertMayRead, type RunRow } from './run-service.js';
-import { runs, toolCalls } from './tables.js';
-import type { ToolCallRow } from './tool-call-service.js';
+import { assertMayRead } from './run-service.js';
+import { type RunRow, runs, type ToolCallRow, toolCalls } from './tables.js';
 
 /**
  * A call and its run, in one statement, if `principal` may read the run: what reading or

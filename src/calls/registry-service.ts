@@ -15,9 +15,7 @@ import type { Db } from '../db/client.js';
 import { Cached } from '../journal/cached.js';
 import type { Invalidations } from '../journal/invalidations.js';
 import type { ToolAvailability } from './availability.js';
-import { tools } from './tables.js';
-
-type ToolRow = typeof tools.$inferSelect;
+import { type ToolRow, tools } from './tables.js';
 
 export function specOf(row: ToolRow): ToolSpec {
   return {

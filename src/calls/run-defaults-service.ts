@@ -7,9 +7,7 @@ import { deniedToolStrategies } from '../core/run.js';
 import type { Db } from '../db/client.js';
 import type { Executor } from '../db/tx.js';
 import type { ConfiguredRunLimits } from './rules/run-limits.js';
-import { profileRunDefaults } from './tables.js';
-
-export type ProfileRunDefaultsRow = typeof profileRunDefaults.$inferSelect;
+import { type ProfileRunDefaultsRow, profileRunDefaults } from './tables.js';
 
 /** The row every profile without its own row falls back to. */
 export const ANY_PROFILE = '*';

@@ -14,9 +14,7 @@ import { appendEvents } from '../journal/append.js';
 import type { ResourceOwnership } from './resource-access.js';
 import { resolveRunLimits } from './rules/run-limits.js';
 import type { ProfileRunDefaultsService } from './run-defaults-service.js';
-import { runs, runToolUsage, toolCalls } from './tables.js';
-
-export type RunRow = typeof runs.$inferSelect;
+import { type RunRow, runs, runToolUsage, toolCalls } from './tables.js';
 
 const id = z.string().trim().min(1).max(200);
 

@@ -230,3 +230,10 @@ export const resourceLinks = pgTable(
   },
   (t) => [uniqueIndex('resource_links_uri_run_idx').on(t.uri, t.runId)],
 );
+
+/** The rows as Drizzle reads them, beside their tables so every module names them from here. */
+export type ToolRow = typeof tools.$inferSelect;
+export type PolicyRuleRow = typeof policyRules.$inferSelect;
+export type RunRow = typeof runs.$inferSelect;
+export type ProfileRunDefaultsRow = typeof profileRunDefaults.$inferSelect;
+export type ToolCallRow = typeof toolCalls.$inferSelect;

@@ -40,12 +40,10 @@ import { readableCall } from './readable-call.js';
 import type { RegistryService } from './registry-service.js';
 import { decideCall } from './rules/decide.js';
 import { approvalsOf, assertMayApprove } from './rules/quorum.js';
-import { assertMayRead, type RunRow, type RunService, runScope } from './run-service.js';
-import { runs as runRows, toolCalls } from './tables.js';
+import { assertMayRead, type RunService, runScope } from './run-service.js';
+import { type RunRow, runs as runRows, type ToolCallRow, toolCalls } from './tables.js';
 
 export { MAX_ARGUMENT_BYTES };
-
-export type ToolCallRow = typeof toolCalls.$inferSelect;
 
 export const MAX_PROVIDER_CALL_ID_LENGTH = 256;
 /** A model's call id with the turn suffix it may get when reused (`call_0#t12.2`). */

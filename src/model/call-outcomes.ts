@@ -1,7 +1,6 @@
 import { inArray } from 'drizzle-orm';
-import { openCallStatuses } from '../calls/run-service.js';
-import { toolCalls } from '../calls/tables.js';
-import type { ToolCallRow } from '../calls/tool-call-service.js';
+import { openCallStatuses } from '../calls/index.js';
+import { type ToolCallRow, toolCalls } from '../calls/tables.js';
 import { errorResult } from '../core/call-results.js';
 import type { Executor } from '../db/tx.js';
 import type { CallOutcome } from './providers/types.js';

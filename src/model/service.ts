@@ -3,16 +3,15 @@
 import { createHash } from 'node:crypto';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { PolicyService } from '../calls/policy-service.js';
-import type { RunRow, RunService } from '../calls/run-service.js';
-import { assertMayRead } from '../calls/run-service.js';
-import { toolCalls, tools } from '../calls/tables.js';
 import {
+  assertMayRead,
   MAX_ARGUMENT_BYTES,
   MAX_PROVIDER_CALL_ID_LENGTH,
-  type ToolCallRow,
+  type PolicyService,
+  type RunService,
   type ToolCallService,
-} from '../calls/tool-call-service.js';
+} from '../calls/index.js';
+import { type RunRow, type ToolCallRow, toolCalls, tools } from '../calls/tables.js';
 import { actorOf, type Principal } from '../core/auth.js';
 import { argumentsTooLarge } from '../core/call-results.js';
 import { canonicalJson } from '../core/canonical-json.js';

@@ -13,7 +13,7 @@ const tsConfigFile = join(repo, 'tsconfig.json');
 /** A small tree in the repository's layout that breaks no rule. */
 const cleanTree: Record<string, string> = {
   'src/app/main.ts': [
-    "import { dispatch } from '../calls/dispatcher.js';",
+    "import { dispatch } from '../calls/index.js';",
     "import { ChatService } from '../features/chat/index.js';",
     "import { schema } from '../graphql/schema.js';",
     "import { modelTurn } from '../model/service.js';",
@@ -25,9 +25,14 @@ const cleanTree: Record<string, string> = {
   'src/db/client.ts': 'export const client = {};\n',
   'src/calls/tool-contract.ts': 'export interface Invocation { input: unknown }\n',
   'src/calls/tool-kit.ts': 'export const objectSchema = {};\n',
+  'src/calls/index.ts': "export { dispatch } from './dispatcher.js';\n",
+  'src/calls/tables.ts': 'export const runs = {};\nexport type RunRow = { id: string };\n',
+  'src/journal/append.ts': "import { x } from '../core/x.js';\nexport const append = x;\n",
   'src/calls/dispatcher.ts': [
     "import type { Invocation } from './tool-contract.js';",
-    'export const dispatch = (call: Invocation) => call;',
+    "import { append } from '../journal/append.js';",
+    "import { runs } from './tables.js';",
+    'export const dispatch = (call: Invocation) => ({ call, append, runs });',
   ].join('\n'),
   'src/features/chat/index.ts': [
     "export { ChatService } from './service.js';",
@@ -196,13 +201,13 @@ describe('import rules', { timeout: 60_000 }, () => {
     expect(await violations(broken)).toEqual(['no-circular: src/core/x.ts → src/core/y.ts']);
   });
 
-  it('allow a cycle that a type-only import breaks (the compiler erases it)', async () => {
+  it('fail a cycle that only a type-only import closes', async () => {
     const typeCycle = {
       'src/core/x.ts': "import { y } from './y.js';\nexport type X = { y: number };\nexport const x = y;\n",
       'src/core/y.ts': "import type { X } from './x.js';\nexport const y = 1;\nexport type Y = X;\n",
     };
 
-    expect(await violations(typeCycle)).toEqual([]);
+    expect(await violations(typeCycle)).toEqual(['no-circular: src/core/x.ts → src/core/y.ts']);
   });
 
   it("fail a feature importing another feature's internal file", async () => {
@@ -240,10 +245,35 @@ describe('import rules', { timeout: 60_000 }, () => {
     ]);
   });
 
+  it("fail a module importing the lifecycle's internal file", async () => {
+    const broken = adding('src/features/chat/service.ts', "import '../../calls/dispatcher.js';");
+
+    expect(await violations(broken)).toEqual([
+      'calls-through-index: src/features/chat/service.ts → src/calls/dispatcher.ts',
+    ]);
+  });
+
+  it("fail a type-only import of the lifecycle's internal file", async () => {
+    const broken = adding('src/model/service.ts', "import type { dispatch } from '../calls/dispatcher.js';");
+
+    expect(await violations(broken)).toEqual([
+      'calls-through-index: src/model/service.ts → src/calls/dispatcher.ts',
+    ]);
+  });
+
+  it('fail the journal importing the lifecycle, even a table of it', async () => {
+    const broken = adding('src/journal/append.ts', "import type { RunRow } from '../calls/tables.js';");
+
+    expect(await violations(broken)).toEqual([
+      'journal-knows-no-lifecycle: src/journal/append.ts → src/calls/tables.ts',
+    ]);
+  });
+
   it('fail a tool importing the lifecycle beyond the contract', async () => {
     const broken = adding('src/features/chat/tools/read.ts', "import '../../../calls/dispatcher.js';");
 
     expect(await violations(broken)).toEqual([
+      'calls-through-index: src/features/chat/tools/read.ts → src/calls/dispatcher.ts',
       'tools-only-see-the-contract: src/features/chat/tools/read.ts → src/calls/dispatcher.ts',
     ]);
   });

@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
+import type { ApprovalQueueEvent } from '../../src/calls/approval-queue.js';
 import type { ApprovalQueueFilter } from '../../src/calls/rules/queue-filter.js';
 import type { Principal } from '../../src/core/auth.js';
-import type { ApprovalQueueEvent } from '../../src/journal/service.js';
 import { admin, allow } from '../support/lifecycle.js';
 import { pendingCall, person, take, usersTest } from '../support/people.js';
 
@@ -12,7 +12,7 @@ const test = usersTest.extend<{
   subscribe: async ({ services, pending: _pending }, use) => {
     const open: AsyncIterator<ApprovalQueueEvent>[] = [];
     await use((principal, filter) => {
-      const queue = services.journal.approvalQueueEvents(principal, filter)[Symbol.asyncIterator]();
+      const queue = services.approvalQueue.events(principal, filter)[Symbol.asyncIterator]();
       open.push(queue);
       return queue;
     });

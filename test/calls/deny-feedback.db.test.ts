@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import type { Services } from '../../src/app/services.js';
-import type { RunRow } from '../../src/calls/run-service.js';
+import type { RunRow } from '../../src/calls/tables.js';
 import { runTest } from '../support/fixtures.js';
 import { admin, agent, approver, eventTypes, newRun, resultText, structured } from '../support/lifecycle.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import type { Services } from '../../src/app/services.js';
-import type { RunRow } from '../../src/calls/run-service.js';
+import type { RunRow } from '../../src/calls/tables.js';
 import { runTest } from '../support/fixtures.js';
 import { admin, agent, approver, eventTypes, waitFor } from '../support/lifecycle.js';
 import { take } from '../support/people.js';
@@ -162,7 +162,7 @@ describe('approve with edits', () => {
 
   test('the edited call leaves the approval queue', async ({ services, run }) => {
     const held = await echo(services, run.id, 'drafts/a.md');
-    const queue = services.journal.approvalQueueEvents(approver, null)[Symbol.asyncIterator]();
+    const queue = services.approvalQueue.events(approver, null)[Symbol.asyncIterator]();
     try {
       expect((await take(queue, 2)).map((e) => [e.kind, e.call?.id ?? null])).toEqual([
         ['ENTERED', held.id],

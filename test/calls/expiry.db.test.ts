@@ -172,7 +172,7 @@ describe('a pending call nobody decides on in time', () => {
   test('leaves the approval queue', async ({ services }) => {
     const run = await askingRun(services, 1_500);
     const held = await echo(services, run.id);
-    const queue = services.journal.approvalQueueEvents(approver, null)[Symbol.asyncIterator]();
+    const queue = services.approvalQueue.events(approver, null)[Symbol.asyncIterator]();
     try {
       const events = await take(queue, 3);
       expect(events.map((e) => [e.kind, e.call?.id ?? null, e.pending])).toEqual([

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import type { Services } from '../../src/app/services.js';
-import type { RunRow } from '../../src/calls/run-service.js';
+import type { RunRow } from '../../src/calls/tables.js';
 import type { Gql } from '../support/fixtures.js';
 import { workspaceTest as test } from '../support/fixtures.js';
 import { eventTypes } from '../support/lifecycle.js';

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import type { Services } from '../../src/app/services.js';
-import type { RunRow } from '../../src/calls/run-service.js';
+import type { RunRow } from '../../src/calls/tables.js';
 import type { Principal } from '../../src/core/auth.js';
 import { runTest } from '../support/fixtures.js';
 import { admin, agent, approver, eventTypes, waitFor } from '../support/lifecycle.js';

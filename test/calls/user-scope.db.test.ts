@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import type { Services } from '../../src/app/services.js';
-import type { RunRow } from '../../src/calls/run-service.js';
+import type { RunRow } from '../../src/calls/tables.js';
 import type { JournalEvent } from '../../src/core/journal-event.js';
 import { admin, eventTypes } from '../support/lifecycle.js';
 import { pendingCall, person, take, usersTest as test } from '../support/people.js';
@@ -47,7 +47,7 @@ describe('approvers see and decide only the calls of their users', () => {
     pending,
   }) => {
     const { principal } = await person(services, 'APPROVER', ['alice']);
-    const queue = services.journal.approvalQueue(principal)[Symbol.asyncIterator]();
+    const queue = services.approvalQueue.rows(principal)[Symbol.asyncIterator]();
     expect((await queue.next()).value).toMatchObject({ id: pending.alice.id, status: 'AWAITING_APPROVAL' });
     // bob's call enters the queue first; the next one this approver gets is alice's.
     await pendingCall(services, (await services.runs.get(pending.bob.runId))!, 'bob-2');
@@ -61,7 +61,7 @@ describe('approvers see and decide only the calls of their users', () => {
     pending,
   }) => {
     const { principal } = await person(services, 'APPROVER', ['alice']);
-    const queue = services.journal.approvalQueue(principal)[Symbol.asyncIterator]();
+    const queue = services.approvalQueue.rows(principal)[Symbol.asyncIterator]();
     await queue.next();
     await services.calls.deny(pending.bob.id, { reason: 'no' }, admin);
     await services.calls.approve(pending.alice.id, {}, admin);
@@ -74,7 +74,7 @@ describe('approvers see and decide only the calls of their users', () => {
     pending,
   }) => {
     const { principal } = await person(services, 'APPROVER', '*');
-    const queue = services.journal.approvalQueue(principal)[Symbol.asyncIterator]();
+    const queue = services.approvalQueue.rows(principal)[Symbol.asyncIterator]();
     const snapshot = await take(queue, 3);
     await queue.return?.();
     expect(snapshot.map((c) => c.id)).toEqual([pending.alice.id, pending.bob.id, pending.teamA.id]);

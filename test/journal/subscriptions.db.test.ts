@@ -87,7 +87,7 @@ describe('journal subscriptions', () => {
   }) => {
     const first = await services.calls.request({ runId: run.id, name: 'test.dangerous' }, agent);
     const listenersBefore = services.bus.subscriberCount;
-    const queue = services.journal.approvalQueue(approver)[Symbol.asyncIterator]();
+    const queue = services.approvalQueue.rows(approver)[Symbol.asyncIterator]();
     const initial = await queue.next();
     expect(initial.value).toMatchObject({ id: first.id, status: 'AWAITING_APPROVAL' });
     const second = await services.calls.request(

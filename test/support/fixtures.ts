@@ -1,6 +1,6 @@
 import { test as base, inject } from 'vitest';
 import type { Services } from '../../src/app/services.js';
-import type { RunRow } from '../../src/calls/run-service.js';
+import type { RunRow } from '../../src/calls/tables.js';
 import type { Principal } from '../../src/core/auth.js';
 import { createGraphQLHandler, type Yoga } from '../../src/graphql/yoga.js';
 import { createTestDatabase, resetDatabase, type TestDatabase } from './database.js';

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Services } from '../../src/app/services.js';
 import type { McpServerStatus } from '../../src/bridge/mcp/connection.js';
 import { mcpConnections } from '../../src/bridge/mcp/tables.js';
-import type { ToolCallRow } from '../../src/calls/tool-call-service.js';
+import type { ToolCallRow } from '../../src/calls/tables.js';
 import { admin, agent, approver, newRun, waitFor } from './lifecycle.js';
 
 export const PROJECT_ROOT = resolve(import.meta.dirname, '../..');

@@ -1,6 +1,6 @@
 import { createLogger } from '../../src/app/logger.js';
 import type { ServiceOptions, Services } from '../../src/app/services.js';
-import type { RunRow } from '../../src/calls/run-service.js';
+import type { RunRow } from '../../src/calls/tables.js';
 import { type Database, type Db, openDatabase } from '../../src/db/client.js';
 import { defaultNotifierOptions, Notifier } from '../../src/features/notifications/index.js';
 import { runTest } from './fixtures.js';

@@ -1,6 +1,5 @@
 import type { Services } from '../../src/app/services.js';
-import type { RunRow } from '../../src/calls/run-service.js';
-import type { ToolCallRow } from '../../src/calls/tool-call-service.js';
+import type { RunRow, ToolCallRow } from '../../src/calls/tables.js';
 import type { Principal } from '../../src/core/auth.js';
 import { dbTest } from './fixtures.js';
 import { admin, allow } from './lifecycle.js';

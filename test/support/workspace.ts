@@ -1,5 +1,5 @@
 import type { Services } from '../../src/app/services.js';
-import type { ToolCallRow } from '../../src/calls/tool-call-service.js';
+import type { ToolCallRow } from '../../src/calls/tables.js';
 import type { WorkspaceConfig } from '../../src/features/workspace/rules/config.js';
 import { sha256Hex } from '../../src/features/workspace/rules/content.js';
 import type { TestDatabase } from './database.js';

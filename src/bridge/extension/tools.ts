@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, notInArray } from 'drizzle-orm';
-import { specOf } from '../../calls/registry-service.js';
+import { specOf } from '../../calls/index.js';
 import { tools } from '../../calls/tables.js';
 import type { Principal } from '../../core/auth.js';
 import { conflict, forbidden, notFound } from '../../core/errors.js';

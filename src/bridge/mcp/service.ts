@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { specOf } from '../../calls/registry-service.js';
+import { specOf } from '../../calls/index.js';
 import { tools } from '../../calls/tables.js';
 import { badInput, conflict, notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';

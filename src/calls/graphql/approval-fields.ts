@@ -1,6 +1,6 @@
 import type { ArgumentsEdit } from '../../core/tool-call.js';
 import { builder } from '../../graphql/builder.js';
-import type { ToolCallRow } from '../tool-call-service.js';
+import type { ToolCallRow } from '../tables.js';
 import { ApprovalDecisionType, ApprovalRequestType, ToolCallType } from './tool-call.js';
 
 /** Approve with edits, quorum and the model turn a call came from (issue 14, items 1, 4 and 6). */

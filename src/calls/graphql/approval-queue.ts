@@ -1,11 +1,11 @@
 import { builder, scopes } from '../../graphql/builder.js';
-import type { ApprovalQueueEvent } from '../../journal/service.js';
+import type { ApprovalQueueEvent } from '../approval-queue.js';
 import {
   type ApprovalQueueFilter,
   approvalQueueEventKinds,
   approvalQueueFilterSchema,
 } from '../rules/queue-filter.js';
-import type { ToolCallRow } from '../tool-call-service.js';
+import type { ToolCallRow } from '../tables.js';
 import { ToolSourceEnum } from './tool.js';
 import { callConnection, ToolCallType } from './tool-call.js';
 
@@ -64,10 +64,10 @@ builder.queryFields((t) => ({
       resolve: async (_root, args, ctx) => {
         const filter = args.filter as ApprovalQueueFilter | null | undefined;
         const connection = await callConnection(args, (page) =>
-          ctx.services.journal.pendingApprovals(ctx.principal!, filter, page),
+          ctx.services.approvalQueue.pendingApprovals(ctx.principal!, filter, page),
         );
         return Object.assign(connection, {
-          totalCount: () => ctx.services.journal.countPendingApprovals(ctx.principal!, filter),
+          totalCount: () => ctx.services.approvalQueue.countPendingApprovals(ctx.principal!, filter),
         });
       },
     },
@@ -100,7 +100,7 @@ builder.subscriptionFields((t) => ({
     authScopes: scopes.people,
     args: queueFilterArgs,
     subscribe: (_root, args, ctx) =>
-      ctx.services.journal.approvalQueueEvents(ctx.principal!, args.filter as ApprovalQueueFilter | null),
+      ctx.services.approvalQueue.events(ctx.principal!, args.filter as ApprovalQueueFilter | null),
     resolve: (event: ApprovalQueueEvent) => event,
   }),
   approvalQueue: t.field({
@@ -110,7 +110,7 @@ builder.subscriptionFields((t) => ({
     authScopes: scopes.people,
     args: queueFilterArgs,
     subscribe: (_root, args, ctx) =>
-      ctx.services.journal.approvalQueue(ctx.principal!, args.filter as ApprovalQueueFilter | null),
+      ctx.services.approvalQueue.rows(ctx.principal!, args.filter as ApprovalQueueFilter | null),
     resolve: (call: ToolCallRow) => call,
   }),
 }));

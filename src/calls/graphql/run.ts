@@ -4,8 +4,9 @@ import type { EffectiveTool } from '../../core/policy.js';
 import { deniedToolStrategies, runStatuses } from '../../core/run.js';
 import { builder, scopes } from '../../graphql/builder.js';
 import { decodeCursor, encodeCursor } from '../../graphql/keyset.js';
-import { type ProfileRunDefaultsRow, profileRunDefaultsInputSchema } from '../run-defaults-service.js';
-import { createRunInputSchema, type RunRow } from '../run-service.js';
+import { profileRunDefaultsInputSchema } from '../run-defaults-service.js';
+import { createRunInputSchema } from '../run-service.js';
+import type { ProfileRunDefaultsRow, RunRow } from '../tables.js';
 import { EffectiveToolType } from './policy.js';
 import { ToolErrorType } from './tool-result.js';
 

@@ -1,5 +1,4 @@
-import type { RunService } from '../../calls/run-service.js';
-import type { ToolCallService } from '../../calls/tool-call-service.js';
+import type { RunService, ToolCallService } from '../../calls/index.js';
 import { CLI_PRINCIPAL, type Command, UsageError } from '../../cli/command.js';
 import type { JournalEvent } from '../../core/journal-event.js';
 import type { JournalService } from '../../journal/service.js';

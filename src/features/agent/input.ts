@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createRunInputSchema } from '../../calls/run-service.js';
+import { createRunInputSchema } from '../../calls/index.js';
 import { contextPresetSchema } from '../../model/context/preset.js';
 
 export const DEFAULT_MAX_ROUNDS = 20;

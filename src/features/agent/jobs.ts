@@ -1,5 +1,5 @@
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
-import type { RunService } from '../../calls/run-service.js';
+import type { RunService } from '../../calls/index.js';
 import type { NewJournalEvent } from '../../core/journal-event.js';
 import type { Logger } from '../../core/logger.js';
 import type { ToolError } from '../../core/tool-result.js';

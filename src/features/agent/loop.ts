@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, inArray, isNull, lt, or } from 'drizzle-orm';
-import { openCallStatuses, type RunRow, type RunService } from '../../calls/run-service.js';
-import { toolCalls } from '../../calls/tables.js';
+import { openCallStatuses, type RunService } from '../../calls/index.js';
+import { type RunRow, toolCalls } from '../../calls/tables.js';
 import type { Principal } from '../../core/auth.js';
 import { DomainError } from '../../core/errors.js';
 import type { JournalEvent } from '../../core/journal-event.js';

@@ -1,5 +1,6 @@
 import { asc, eq } from 'drizzle-orm';
-import type { RunRow, RunService } from '../../calls/run-service.js';
+import type { RunService } from '../../calls/index.js';
+import type { RunRow } from '../../calls/tables.js';
 import { actorOf, type Principal } from '../../core/auth.js';
 import { conflict, notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
-import { mayReadOwned } from '../../calls/resource-access.js';
+import { mayReadOwned } from '../../calls/index.js';
 import type { Principal } from '../../core/auth.js';
 import { badInput, notFound } from '../../core/errors.js';
 import type { Db } from '../../db/client.js';

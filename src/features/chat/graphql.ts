@@ -1,6 +1,6 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { z } from 'zod';
-import { ownerUserIdSchema } from '../../calls/resource-access.js';
+import { ownerUserIdSchema } from '../../calls/index.js';
 import { actorOf } from '../../core/auth.js';
 import { badInput } from '../../core/errors.js';
 import { builder, scopes } from '../../graphql/builder.js';

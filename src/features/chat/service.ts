@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, lt, type SQL, sql } from 'drizzle-orm';
-import { ownedScope, ownerUserIdSchema, readAccess } from '../../calls/resource-access.js';
+import { ownedScope, ownerUserIdSchema, readAccess } from '../../calls/index.js';
 import type { Principal } from '../../core/auth.js';
 import { notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';

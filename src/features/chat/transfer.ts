@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
-import { ownerUserIdSchema } from '../../calls/resource-access.js';
+import { ownerUserIdSchema } from '../../calls/index.js';
 import { badInput, conflict, DomainError } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';
 import { storableText } from '../../core/unicode.js';

@@ -1,9 +1,7 @@
 import { and, asc, desc, eq, isNotNull, isNull, like, or, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { PolicyService } from '../../calls/policy-service.js';
-import type { RunRow, RunService } from '../../calls/run-service.js';
-import { runs } from '../../calls/tables.js';
-import type { ToolCallRow, ToolCallService } from '../../calls/tool-call-service.js';
+import type { PolicyService, RunService, ToolCallService } from '../../calls/index.js';
+import { type RunRow, runs, type ToolCallRow } from '../../calls/tables.js';
 import { coversUser, likePattern, userScopeOf } from '../../core/access.js';
 import { actorOf, type Principal } from '../../core/auth.js';
 import { badInput, conflict, forbidden, notFound } from '../../core/errors.js';

@@ -1,6 +1,7 @@
 import { and, desc, eq, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import type { ToolCallRow, ToolCallService } from '../../calls/tool-call-service.js';
+import type { ToolCallService } from '../../calls/index.js';
+import type { ToolCallRow } from '../../calls/tables.js';
 import type { Principal } from '../../core/auth.js';
 import { badInput } from '../../core/errors.js';
 import type { Db } from '../../db/client.js';

@@ -1,4 +1,4 @@
-import { readRunResource } from '../../calls/resource-store.js';
+import { readRunResource } from '../../calls/index.js';
 import type { Db } from '../../db/client.js';
 
 /** A resource's bytes and type, as the run that stored it reads them. */

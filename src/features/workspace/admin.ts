@@ -1,4 +1,4 @@
-import { mayReadOwned, ownerUserIdSchema } from '../../calls/resource-access.js';
+import { mayReadOwned, ownerUserIdSchema } from '../../calls/index.js';
 import type { Principal } from '../../core/auth.js';
 import { badInput, conflict, notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';

@@ -1,4 +1,4 @@
-import { readAccess } from '../../calls/resource-access.js';
+import { readAccess } from '../../calls/index.js';
 import type { Principal } from '../../core/auth.js';
 import type { WorkspaceAdmin } from './admin.js';
 import { accessFor, DEFAULT_WORKSPACE_CONFIG, type WorkspaceConfig } from './rules/config.js';

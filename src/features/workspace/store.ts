@@ -2,7 +2,7 @@
 // transaction and revision rules; the path rules and session checks are already their own files.
 import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { ownerUserIdSchema } from '../../calls/resource-access.js';
+import { ownerUserIdSchema } from '../../calls/index.js';
 import { badInput, notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';
 import { RecoverableToolError } from '../../core/tool-errors.js';

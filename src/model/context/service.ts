@@ -1,6 +1,6 @@
 import { and, desc, eq, notInArray, sql } from 'drizzle-orm';
-import { openCallStatuses, type RunRow, type RunService } from '../../calls/run-service.js';
-import { toolCalls } from '../../calls/tables.js';
+import { openCallStatuses, type RunService } from '../../calls/index.js';
+import { type RunRow, toolCalls } from '../../calls/tables.js';
 import { actorOf, type Principal } from '../../core/auth.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { badInput, notFound } from '../../core/errors.js';

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
-import type { RunRow } from '../../../src/calls/run-service.js';
+import type { RunRow } from '../../../src/calls/tables.js';
 import { runTest as test } from '../../support/fixtures.js';
 import { admin, approver, newRun } from '../../support/lifecycle.js';
 import { pendingCall } from '../../support/people.js';

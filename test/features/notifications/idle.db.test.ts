@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
-import type { RunRow } from '../../../src/calls/run-service.js';
+import type { RunRow } from '../../../src/calls/tables.js';
 import { admin, waitFor } from '../../support/lifecycle.js';
 import { pendingEcho, notifyTest as test, watchedNotifier } from '../../support/notifications.js';
 

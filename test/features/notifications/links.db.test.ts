@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
-import type { RunRow } from '../../../src/calls/run-service.js';
+import type { RunRow } from '../../../src/calls/tables.js';
 import { admin, approver } from '../../support/lifecycle.js';
 import { pendingEcho, startNotifyingServices, notifyTest as test } from '../../support/notifications.js';
 import type { WebhookReceiver } from '../../support/webhook-receiver.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { createLogger } from '../../../src/app/logger.js';
 import { createServices, type Services } from '../../../src/app/services.js';
-import type { RunRow } from '../../../src/calls/run-service.js';
+import type { RunRow } from '../../../src/calls/tables.js';
 import { readSkillFolders } from '../../../src/features/skill/folders.js';
 import type { SkillFolder } from '../../../src/features/skill/service.js';
 import { fixtureSkills, SKILLS_DIR, skillFolder } from '../../support/chat.js';

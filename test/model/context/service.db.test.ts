@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
-import type { RunRow } from '../../../src/calls/run-service.js';
+import type { RunRow } from '../../../src/calls/tables.js';
 import { countTokens } from '../../../src/core/tokens.js';
 import { chatJsonl } from '../../support/chat.js';
 import { dbTest } from '../../support/fixtures.js';
