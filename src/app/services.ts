@@ -229,27 +229,35 @@ export function createServices(database: Database, logger: Logger, options: Serv
   const availability = new ToolAvailability(executors);
   const registry = new RegistryService(db, invalidations, availability);
   const policy = new PolicyService(db, registry, availability, checkWorkspacePath, invalidations);
-  const calls = new ToolCallService(db, runs, registry, policy, options.approvalExpiryWarningMs);
-  const dispatcher = new Dispatcher(db, calls, runs, registry, executors, bus, logger, {
+  const dispatcherOptions = {
     ...defaultDispatcherOptions,
+    ...(options.approvalExpiryWarningMs === undefined
+      ? {}
+      : { approvalExpiryWarningMs: options.approvalExpiryWarningMs }),
     ...options.dispatcher,
-  });
-  calls.onDispatch((callId) => dispatcher.dispatch(callId));
-  calls.runInline(dispatcher);
-  const batches = new ApprovalBatchService(db, runs, calls);
-  const journalAccess = new JournalAccess(db, runs, calls);
-  const grants = new GrantService(db, calls, runs, policy, checkWorkspacePath, invalidations);
-  // The lifecycle saves and reads grants through this port; it does not know the feature.
-  calls.useGrants(grants);
+  };
+  const dispatcher = new Dispatcher(db, runs, registry, executors, bus, logger, dispatcherOptions);
+  const grants = new GrantService(db, runs, policy, checkWorkspacePath, invalidations);
   const notifierOptions = { ...defaultNotifierOptions, ...options.notifications };
   const approvalLinks = new ApprovalLinks(db, {
     secret: options.linkSecret,
     ttlMs: options.linkTtlMs ?? DEFAULT_LINK_TTL_MS,
     now: notifierOptions.now,
   });
-  const notifications = new NotificationService(db, approvalLinks, calls, invalidations);
+  const notifications = new NotificationService(db, approvalLinks, invalidations);
   const notifier = new Notifier(db, approvalLinks, bus, invalidations, logger, notifierOptions);
-  calls.onDecision((tx, call, input, principal) => notifications.onDecision(tx, call, input, principal));
+  // Every port of the lifecycle, plugged here at once: the features it calls out to are not its imports.
+  const calls = new ToolCallService(
+    { db, runs, registry, policy },
+    {
+      dispatch: (callId) => dispatcher.dispatch(callId),
+      inline: dispatcher,
+      decided: (tx, call, input, principal) => notifications.onDecision(tx, call, input, principal),
+      grants,
+    },
+  );
+  const batches = new ApprovalBatchService(db, runs, calls);
+  const journalAccess = new JournalAccess(db, runs, calls);
   const modelConnections = new ModelConnectionService(db);
   const agentRuns = new AgentRunService(db, runs, modelConnections);
   const context = new ContextService(db, runs, chats, worldInfo, workspaces, agentRuns);
@@ -257,7 +265,6 @@ export function createServices(database: Database, logger: Logger, options: Serv
   const providerClient = new ProviderClient(logger, { ...DEFAULT_RETRY_POLICY, ...options.modelRetry });
   const agentOutput = new ModelOutputHub(database, logger);
   const metrics = new Metrics();
-  const dispatcherOptions = { ...defaultDispatcherOptions, ...options.dispatcher };
   const agentLoop = new AgentLoop(
     {
       db,

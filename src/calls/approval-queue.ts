@@ -6,6 +6,7 @@ import type { JournalEventType } from '../core/journal-event.js';
 import type { Db } from '../db/client.js';
 import type { JournalBus } from '../journal/bus.js';
 import type { JournalAccess } from './journal-access.js';
+import type { ToolCallService } from './lifecycle/tool-call-service.js';
 import {
   type ApprovalQueueEventKind,
   type ApprovalQueueFilter,
@@ -14,7 +15,6 @@ import {
 } from './rules/queue-filter.js';
 import { type RunService, runScope } from './run-service.js';
 import { runs, type ToolCallRow, toolCalls } from './tables.js';
-import type { ToolCallService } from './tool-call-service.js';
 
 /**
  * The SQL of "calls awaiting approval that this principal sees and this filter keeps": the

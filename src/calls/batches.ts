@@ -6,10 +6,10 @@ import { parseInput } from '../core/parse-input.js';
 import type { ToolCallStatus } from '../core/tool-call.js';
 import type { Db } from '../db/client.js';
 import { journalEvents } from '../journal/tables.js';
-import { MAX_FEEDBACK_LENGTH } from './approvals.js';
+import { MAX_FEEDBACK_LENGTH } from './lifecycle/approvals.js';
+import type { ToolCallService } from './lifecycle/tool-call-service.js';
 import type { RunService } from './run-service.js';
 import { type RunRow, type ToolCallRow, toolCalls } from './tables.js';
-import type { ToolCallService } from './tool-call-service.js';
 
 export const batchVerdicts = ['APPROVE', 'DENY'] as const;
 

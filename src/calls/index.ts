@@ -7,10 +7,14 @@
 export { type ApprovalQueueEvent, ApprovalQueueService } from './approval-queue.js';
 export { ToolAvailability } from './availability.js';
 export { ApprovalBatchService } from './batches.js';
-export { BuiltInExecutor } from './built-in-executor.js';
 export { runDefaultsCommands } from './cli.js';
-export { Dispatcher, type DispatcherOptions, defaultDispatcherOptions } from './dispatcher.js';
 export { JournalAccess } from './journal-access.js';
+export { BuiltInExecutor } from './lifecycle/built-in-executor.js';
+export { MAX_ARGUMENT_BYTES } from './lifecycle/call-records.js';
+export { Dispatcher, type DispatcherOptions, defaultDispatcherOptions } from './lifecycle/dispatcher.js';
+export { readableCall } from './lifecycle/readable-call.js';
+export { MAX_PROVIDER_CALL_ID_LENGTH } from './lifecycle/request.js';
+export { ToolCallService } from './lifecycle/tool-call-service.js';
 export { PolicyService } from './policy-service.js';
 export { RegistryService, specOf } from './registry-service.js';
 export { mayReadOwned, ownedScope, ownerUserIdSchema, readAccess } from './resource-access.js';
@@ -23,4 +27,3 @@ export {
   RunService,
   runScope,
 } from './run-service.js';
-export { MAX_ARGUMENT_BYTES, MAX_PROVIDER_CALL_ID_LENGTH, ToolCallService } from './tool-call-service.js';

@@ -4,10 +4,10 @@ import { forbidden, notFound } from '../core/errors.js';
 import type { Db } from '../db/client.js';
 import type { JournalFilter } from '../journal/read.js';
 import type { JournalReach, RunReadAccess } from '../journal/service.js';
+import type { ToolCallService } from './lifecycle/tool-call-service.js';
 import type { RunService } from './run-service.js';
 import { runScope } from './run-service.js';
 import { runs } from './tables.js';
-import type { ToolCallService } from './tool-call-service.js';
 
 /** Enough run ids to cover a busy dashboard's day; past it the cache starts over rather than grow. */
 const MAX_CACHED_RUNS = 10_000;

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect } from 'vitest';
 import type { Services } from '../../src/app/services.js';
-import { expireApprovals } from '../../src/calls/approvals.js';
+import { expireApprovals } from '../../src/calls/lifecycle/approvals.js';
 import { dbTest } from '../support/fixtures.js';
 import {
   admin,

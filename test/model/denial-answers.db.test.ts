@@ -82,7 +82,7 @@ describe("the model's answer to a denial with feedback and to an expiry", () => 
       await services.database.db.execute(
         sql`update tool_calls set approval_expires_at = now() - interval '1 second' where id = ${expired.id}`,
       );
-      await services.calls.expireApprovals();
+      await services.dispatcher.expireApprovals();
 
       const res = await gql(RESULTS, { runId, provider, callIds: [denied.id, expired.id] }, tokens.AGENT);
       expect(res.errors).toBeUndefined();

@@ -3,8 +3,8 @@ import { policyContextProblem } from '../../core/access.js';
 import { forbidden } from '../../core/errors.js';
 import type { ConditionResult } from '../../core/policy.js';
 import { builder, scopes } from '../../graphql/builder.js';
+import { MAX_ARGUMENT_BYTES } from '../lifecycle/call-records.js';
 import { explainOutcomes, type PolicyExplanation } from '../policy-service.js';
-import { MAX_ARGUMENT_BYTES } from '../tool-call-service.js';
 import {
   PolicyConditionType,
   PolicyContextInput,

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, isNotNull, isNull, like, or, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { PolicyService, RunService, ToolCallService } from '../../calls/index.js';
+import { type PolicyService, type RunService, readableCall } from '../../calls/index.js';
 import { type RunRow, runs, type ToolCallRow } from '../../calls/tables.js';
 import { coversUser, likePattern, userScopeOf } from '../../core/access.js';
 import { actorOf, type Principal } from '../../core/auth.js';
@@ -55,7 +55,6 @@ function mayChange(
 export class GrantService {
   constructor(
     private readonly db: Db,
-    private readonly calls: ToolCallService,
     private readonly runs: RunService,
     private readonly policy: PolicyService,
     /** The workspace path rules, for conditions on path arguments. */
@@ -67,9 +66,9 @@ export class GrantService {
   /** What approving `callId` with this scope would grant, exactly as the approval would save it. */
   async preview(callId: string, raw: unknown, principal: Principal): Promise<GrantPlan> {
     const input = parseInput(grantPreviewInputSchema, raw);
-    const call = await this.calls.get(callId, principal);
-    if (!call) throw notFound(`no tool call ${callId}`);
-    const run = (await this.runs.get(call.runId))!;
+    const found = await readableCall(this.db, callId, principal);
+    if (!found) throw notFound(`no tool call ${callId}`);
+    const { call, run } = found;
     const request = grantRequestOf(grantFieldsOfPreview(input));
     return this.plan(input.scope, call, run, request, principal);
   }

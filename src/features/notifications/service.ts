@@ -1,6 +1,6 @@
 import { and, desc, eq, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import type { ToolCallService } from '../../calls/index.js';
+import { readableCall } from '../../calls/index.js';
 import type { ToolCallRow } from '../../calls/tables.js';
 import type { Principal } from '../../core/auth.js';
 import { badInput } from '../../core/errors.js';
@@ -27,7 +27,6 @@ export class NotificationService {
   constructor(
     private readonly db: Db,
     readonly links: ApprovalLinks,
-    private readonly calls: ToolCallService,
     changes: Invalidations,
   ) {
     this.targets = new NotificationTargets(db, changes);
@@ -62,11 +61,11 @@ export class NotificationService {
   /** The call a link opens, for a person who may see it; null when they may not. */
   async approvalLink(token: string, principal: Principal): Promise<ApprovalLinkView | null> {
     const link = await this.links.verify(this.db, token);
-    const call = await this.calls.get(link.callId, principal);
+    const call = (await readableCall(this.db, link.callId, principal))?.call ?? null;
     return call ? { call, expiresAt: link.expiresAt, usedAt: link.usedAt } : null;
   }
 
-  /** The decision hook (see ToolCallService.onDecision): a decision that names a link uses it up. */
+  /** The decision hook (the lifecycle's `decided` port): a decision that names a link uses it up. */
   async onDecision(
     tx: Tx,
     call: ToolCallRow,

@@ -285,7 +285,7 @@ describe('expiry warnings', () => {
     );
     await addTarget(services, { url: receiver.url, events: ['APPROVAL_EXPIRING'], consoleUrl: CONSOLE });
     const call = await pendingEcho(services, run);
-    await services.calls.expireApprovals();
+    await services.dispatcher.expireApprovals();
     await services.notifier.sweep();
     expect(receiver.received.map((r) => [r.json.event, r.json.journalEvent, r.json.link.expiresAt])).toEqual([
       ['APPROVAL_EXPIRING', 'tool_call_expiring', call.approvalExpiresAt!.toISOString()],

@@ -1,10 +1,10 @@
-import type { ToolSpec } from '../core/tool-spec.js';
-import type { Db } from '../db/client.js';
-import type { Executor, Tx } from '../db/tx.js';
-import { appendEvents } from '../journal/append.js';
-import { storeResource } from './resource-store.js';
-import type { RunRow, ToolCallRow } from './tables.js';
-import type { Invocation } from './tool-contract.js';
+import type { ToolSpec } from '../../core/tool-spec.js';
+import type { Db } from '../../db/client.js';
+import type { Executor, Tx } from '../../db/tx.js';
+import { appendEvents } from '../../journal/append.js';
+import { storeResource } from '../resource-store.js';
+import type { RunRow, ToolCallRow } from '../tables.js';
+import type { Invocation } from '../tool-contract.js';
 
 /**
  * Where a tool's writes go: their own transactions on the database, or savepoints of the call's

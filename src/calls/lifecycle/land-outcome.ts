@@ -1,11 +1,11 @@
 import { and, eq } from 'drizzle-orm';
-import type { Logger } from '../core/logger.js';
-import type { Db } from '../db/client.js';
-import type { Tx } from '../db/tx.js';
-import { appendEvents } from '../journal/append.js';
+import type { Logger } from '../../core/logger.js';
+import type { Db } from '../../db/client.js';
+import type { Tx } from '../../db/tx.js';
+import { appendEvents } from '../../journal/append.js';
+import type { RunService } from '../run-service.js';
+import { type RunRow, type ToolCallRow, toolCalls } from '../tables.js';
 import type { CallOutcome } from './execute-call.js';
-import type { RunService } from './run-service.js';
-import { type RunRow, type ToolCallRow, toolCalls } from './tables.js';
 
 export const WORKER_ACTOR = 'system:dispatcher';
 

@@ -1,15 +1,15 @@
-import { callTimedOut, errorResult, noExecutor } from '../core/call-results.js';
-import type { Logger } from '../core/logger.js';
-import { RecoverableToolError, SystemFailure } from '../core/tool-errors.js';
-import type { ToolError, ToolResult } from '../core/tool-result.js';
-import type { Db } from '../db/client.js';
+import { callTimedOut, errorResult, noExecutor } from '../../core/call-results.js';
+import type { Logger } from '../../core/logger.js';
+import { RecoverableToolError, SystemFailure } from '../../core/tool-errors.js';
+import type { ToolError, ToolResult } from '../../core/tool-result.js';
+import type { Db } from '../../db/client.js';
+import type { RegistryService } from '../registry-service.js';
+import { storeResource } from '../resource-store.js';
+import type { RunService } from '../run-service.js';
+import type { ToolCallRow } from '../tables.js';
+import type { ToolExecutor, ToolOutput } from '../tool-contract.js';
 import { buildInvocation, ownTransactions } from './invocation.js';
-import type { RegistryService } from './registry-service.js';
-import { storeResource } from './resource-store.js';
-import type { RunService } from './run-service.js';
 import { shapeResult } from './shape-result.js';
-import type { ToolCallRow } from './tables.js';
-import type { ToolExecutor, ToolOutput } from './tool-contract.js';
 
 export interface ExecutionOptions {
   defaultTimeoutMs: number;

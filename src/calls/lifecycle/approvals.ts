@@ -1,23 +1,22 @@
 import { and, desc, eq, inArray, lt, notExists, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { actorOf, type Principal } from '../core/auth.js';
-import { approvalDenied, approvalExpired, denialResult, errorResult } from '../core/call-results.js';
-import { conflict } from '../core/errors.js';
-import { checkApprovalGrant, grantRequestFields } from '../core/grant.js';
-import type { NewJournalEvent } from '../core/journal-event.js';
-import { parseInput } from '../core/parse-input.js';
-import type { DecisionRecord } from '../core/tool-call.js';
-import { cutAt } from '../core/unicode.js';
-import type { Db } from '../db/client.js';
-import type { Tx } from '../db/tx.js';
-import { appendEvents, journaledTransaction } from '../journal/append.js';
-import { journalEvents } from '../journal/tables.js';
+import { actorOf, type Principal } from '../../core/auth.js';
+import { approvalDenied, approvalExpired, denialResult, errorResult } from '../../core/call-results.js';
+import { conflict } from '../../core/errors.js';
+import { checkApprovalGrant, grantRequestFields } from '../../core/grant.js';
+import type { NewJournalEvent } from '../../core/journal-event.js';
+import type { DecisionRecord } from '../../core/tool-call.js';
+import { cutAt } from '../../core/unicode.js';
+import type { Db } from '../../db/client.js';
+import type { Tx } from '../../db/tx.js';
+import { appendEvents, journaledTransaction } from '../../journal/append.js';
+import { journalEvents } from '../../journal/tables.js';
+import type { PriorDenial } from '../rules/decide.js';
+import { addApproval } from '../rules/quorum.js';
+import { type RunRow, type ToolCallRow, toolCalls } from '../tables.js';
 import { MAX_ARGUMENT_BYTES } from './call-records.js';
 import type { WriteRan } from './in-transaction.js';
 import type { CallToRun } from './invocation.js';
-import type { PriorDenial } from './rules/decide.js';
-import { addApproval } from './rules/quorum.js';
-import { type RunRow, type ToolCallRow, toolCalls } from './tables.js';
 
 export const MAX_FEEDBACK_LENGTH = 4000;
 /** The journal records that there was feedback and how it starts; the call keeps all of it. */
@@ -55,13 +54,12 @@ export const decideInputSchema = z
 
 export type DecideInput = z.input<typeof decideInputSchema>;
 /** Runs in every decision's transaction once the call is locked and still pending; throwing undoes the decision. */
+/** A decision's input as parsed once, where the decision enters the lifecycle. */
+export type ParsedDecision = z.output<typeof decideInputSchema>;
+/** Runs in every decision's transaction once the call is locked and still pending; throwing undoes the decision. */
 export type DecidedHook = (tx: Tx, call: ToolCallRow) => Promise<void>;
 /** Runs in the approval's transaction once the approval counted; throwing undoes the approval. */
-export type AfterApproval = (
-  tx: Tx,
-  call: ToolCallRow,
-  input: z.output<typeof decideInputSchema>,
-) => Promise<void>;
+export type AfterApproval = (tx: Tx, call: ToolCallRow) => Promise<void>;
 
 /**
  * An approved call whose tool runs in the approval's transaction (see ToolCallService.decide):
@@ -80,17 +78,18 @@ export interface InlineApproval {
  * nothing changes. Under a quorum each approval below N is added to the call's approvals and the
  * N-th approves it; the same approver twice is a CONFLICT. One denial ends the call.
  */
-export async function recordApproval(
-  db: Db,
-  current: ToolCallRow,
-  approved: boolean,
-  raw: DecideInput,
-  principal: Principal,
-  afterApproval?: AfterApproval,
-  onDecided?: DecidedHook,
-  inline?: InlineApproval,
-): Promise<ToolCallRow> {
-  const input = parseInput(decideInputSchema, raw);
+export interface RecordedDecision {
+  current: ToolCallRow;
+  approved: boolean;
+  input: ParsedDecision;
+  principal: Principal;
+  afterApproval?: AfterApproval;
+  onDecided?: DecidedHook;
+  inline?: InlineApproval;
+}
+
+export async function recordApproval(db: Db, decisionOf: RecordedDecision): Promise<ToolCallRow> {
+  const { current, approved, input, principal, afterApproval, onDecided, inline } = decisionOf;
   const callId = current.id;
   if (input.argumentsHash && input.argumentsHash !== current.argumentsHash) {
     throw conflict('the arguments changed since you saw them; review the call again', {
@@ -142,7 +141,7 @@ export async function recordApproval(
       return row!;
     }
     const approval = { status: 'APPROVED' as const, decision, approvals: step.approvals };
-    if (afterApproval) await afterApproval(tx, { ...pending, ...approval }, input);
+    if (afterApproval) await afterApproval(tx, { ...pending, ...approval });
     const approvedEvent: NewJournalEvent = {
       type: 'tool_call_approved',
       runId: pending.runId,

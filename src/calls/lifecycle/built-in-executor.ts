@@ -1,5 +1,5 @@
-import type { ToolSpec } from '../core/tool-spec.js';
-import type { BuiltInTool, Invocation, ToolExecutor, ToolOutput } from './tool-contract.js';
+import type { ToolSpec } from '../../core/tool-spec.js';
+import type { BuiltInTool, Invocation, ToolExecutor, ToolOutput } from '../tool-contract.js';
 
 /** Executes the BUILT_IN tools this process was started with. */
 export class BuiltInExecutor implements ToolExecutor {

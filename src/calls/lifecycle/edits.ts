@@ -1,22 +1,22 @@
 import { and, eq, or, sql } from 'drizzle-orm';
 // A CommonJS package: Node's ESM loader gives it as one default export.
 import jsonPatch from 'fast-json-patch';
-import { actorOf, type Principal } from '../core/auth.js';
-import { hashArguments, summarize } from '../core/canonical-json.js';
-import { badInput, conflict } from '../core/errors.js';
-import { validateAgainst } from '../core/json-schema.js';
-import type { ArgumentsEdit, DecisionRecord } from '../core/tool-call.js';
-import type { Db } from '../db/client.js';
-import type { Tx } from '../db/tx.js';
-import { appendEvents } from '../journal/append.js';
+import { actorOf, type Principal } from '../../core/auth.js';
+import { hashArguments, summarize } from '../../core/canonical-json.js';
+import { badInput, conflict } from '../../core/errors.js';
+import { validateAgainst } from '../../core/json-schema.js';
+import type { ArgumentsEdit, DecisionRecord } from '../../core/tool-call.js';
+import type { Db } from '../../db/client.js';
+import type { Tx } from '../../db/tx.js';
+import { appendEvents } from '../../journal/append.js';
+import type { PolicyService } from '../policy-service.js';
+import type { RegistryService } from '../registry-service.js';
+import { decideCall } from '../rules/decide.js';
+import { approvalsOf, assertMayApprove } from '../rules/quorum.js';
+import type { RunService } from '../run-service.js';
+import { type RunRow, type ToolCallRow, toolCalls } from '../tables.js';
 import type { DecidedHook } from './approvals.js';
 import { requestedEvent, snapshotOf } from './call-records.js';
-import type { PolicyService } from './policy-service.js';
-import type { RegistryService } from './registry-service.js';
-import { decideCall } from './rules/decide.js';
-import { approvalsOf, assertMayApprove } from './rules/quorum.js';
-import type { RunService } from './run-service.js';
-import { type RunRow, type ToolCallRow, toolCalls } from './tables.js';
 
 /** A diff larger than this is journaled as a summary; the call's `edit` keeps all of it. */
 const JOURNAL_DIFF_BYTES = 4096;

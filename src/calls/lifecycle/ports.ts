@@ -1,12 +1,15 @@
-import type { Principal } from '../core/auth.js';
-import { badInput } from '../core/errors.js';
-import type { GrantRequest } from '../core/grant.js';
-import type { NewJournalEvent } from '../core/journal-event.js';
-import type { ToolSpec } from '../core/tool-spec.js';
-import type { Tx } from '../db/tx.js';
+import type { Principal } from '../../core/auth.js';
+import type { GrantRequest } from '../../core/grant.js';
+import type { NewJournalEvent } from '../../core/journal-event.js';
+import type { ToolSpec } from '../../core/tool-spec.js';
+import type { Db } from '../../db/client.js';
+import type { Tx } from '../../db/tx.js';
+import type { PolicyService } from '../policy-service.js';
+import type { RegistryService } from '../registry-service.js';
+import type { RunService } from '../run-service.js';
+import type { RunRow, ToolCallRow } from '../tables.js';
 import type { WriteRan } from './in-transaction.js';
 import type { CallToRun } from './invocation.js';
-import type { RunRow, ToolCallRow } from './tables.js';
 
 /**
  * What the lifecycle calls out to and the composition root supplies: dispatch, decision checks
@@ -59,10 +62,27 @@ export interface GrantPort {
   settle(tx: Tx): Promise<void>;
 }
 
-export const noGrants: GrantPort = {
-  create: async () => {
-    throw badInput('this server keeps no scoped grants: approve with scope ONCE');
-  },
-  standing: async () => null,
-  settle: async () => {},
-};
+/**
+ * Every port the lifecycle calls out to, all required: the composition root plugs them in one call,
+ * at assembly, so a root that forgets one does not compile (rather than start with a port that
+ * silently does nothing).
+ */
+export interface LifecyclePorts {
+  /** Starts a ready call at once in this process (the dispatcher). */
+  dispatch: DispatchHook;
+  /** Runs a call whose tool works in this database in the transaction that made it ready (the dispatcher). */
+  inline: InlineDispatch;
+  /** Checks a decision may count (one-time links, the notifications feature). */
+  decided: DecisionHook;
+  /** Saves and finds scoped grants (the grants feature). */
+  grants: GrantPort;
+}
+
+/** What the request and decision steps share: the lifecycle's services and its ports. */
+export interface LifecycleContext {
+  db: Db;
+  runs: RunService;
+  registry: RegistryService;
+  policy: PolicyService;
+  ports: LifecyclePorts;
+}

@@ -1,17 +1,17 @@
 import { eq } from 'drizzle-orm';
-import { callTimedOut } from '../core/call-results.js';
-import type { ToolSpec } from '../core/tool-spec.js';
-import { inTransaction } from '../db/ambient.js';
-import type { Tx } from '../db/tx.js';
-import { journaledSavepoint } from '../journal/append.js';
+import { callTimedOut } from '../../core/call-results.js';
+import type { ToolSpec } from '../../core/tool-spec.js';
+import { inTransaction } from '../../db/ambient.js';
+import type { Tx } from '../../db/tx.js';
+import { journaledSavepoint } from '../../journal/append.js';
+import { specOf } from '../registry-service.js';
+import { storeResource } from '../resource-store.js';
+import { type RunRow, type ToolCallRow, tools } from '../tables.js';
+import type { ToolExecutor, ToolOutput } from '../tool-contract.js';
 import { type CallOutcome, type ExecutionDeps, failed, outcomeOfThrow } from './execute-call.js';
 import { buildInvocation, type CallToRun, type WritePlace } from './invocation.js';
 import { finishedColumns, type LandingDeps, recordLanded } from './land-outcome.js';
-import { specOf } from './registry-service.js';
-import { storeResource } from './resource-store.js';
 import { shapeResult } from './shape-result.js';
-import { type RunRow, type ToolCallRow, tools } from './tables.js';
-import type { ToolExecutor, ToolOutput } from './tool-contract.js';
 
 /** Thrown inside the tool's savepoint so that a timed-out tool's writes are rolled back with it. */
 class TimedOut extends Error {}

@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Principal } from '../core/auth.js';
-import type { Db } from '../db/client.js';
-import { assertMayRead } from './run-service.js';
-import { type RunRow, runs, type ToolCallRow, toolCalls } from './tables.js';
+import type { Principal } from '../../core/auth.js';
+import type { Db } from '../../db/client.js';
+import { assertMayRead } from '../run-service.js';
+import { type RunRow, runs, type ToolCallRow, toolCalls } from '../tables.js';
 
 /**
  * A call and its run, in one statement, if `principal` may read the run: what reading or
@@ -28,4 +28,11 @@ export async function readableCall(
     return null;
   }
   return found;
+}
+
+/** A call by id, whoever asks (the lifecycle's own reads); null for an id that is not a call's. */
+export async function callById(db: Db, callId: string): Promise<ToolCallRow | null> {
+  if (!z.uuid().safeParse(callId).success) return null;
+  const [call] = await db.select().from(toolCalls).where(eq(toolCalls.id, callId)).limit(1);
+  return call ?? null;
 }

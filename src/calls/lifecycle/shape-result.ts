@@ -1,9 +1,9 @@
-import { validateAgainst } from '../core/json-schema.js';
-import { countTokens, truncateToTokens } from '../core/tokens.js';
-import { RecoverableToolError } from '../core/tool-errors.js';
-import type { ContentPart, ToolResult } from '../core/tool-result.js';
-import type { ToolSpec } from '../core/tool-spec.js';
-import type { StoredResource, ToolOutput } from './tool-contract.js';
+import { validateAgainst } from '../../core/json-schema.js';
+import { countTokens, truncateToTokens } from '../../core/tokens.js';
+import { RecoverableToolError } from '../../core/tool-errors.js';
+import type { ContentPart, ToolResult } from '../../core/tool-result.js';
+import type { ToolSpec } from '../../core/tool-spec.js';
+import type { StoredResource, ToolOutput } from '../tool-contract.js';
 
 /** Parts larger than this are stored as resources; the result keeps a preview and the reference. */
 const INLINE_LIMIT_BYTES = 16 * 1024;

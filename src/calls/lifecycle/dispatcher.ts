@@ -1,23 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { JournalEvent, NewJournalEvent } from '../core/journal-event.js';
-import type { Logger } from '../core/logger.js';
-import type { ToolSpec } from '../core/tool-spec.js';
-import type { Db } from '../db/client.js';
-import type { Tx } from '../db/tx.js';
-import { appendEvents, journaledTransaction } from '../journal/append.js';
-import type { JournalBus } from '../journal/bus.js';
+import type { JournalEvent, NewJournalEvent } from '../../core/journal-event.js';
+import type { Logger } from '../../core/logger.js';
+import type { ToolSpec } from '../../core/tool-spec.js';
+import type { Db } from '../../db/client.js';
+import type { Tx } from '../../db/tx.js';
+import { appendEvents, journaledTransaction } from '../../journal/append.js';
+import type { JournalBus } from '../../journal/bus.js';
+import type { RegistryService } from '../registry-service.js';
+import type { RunService } from '../run-service.js';
+import { type RunRow, runs as runRows, type ToolCallRow, toolCalls } from '../tables.js';
+import type { ToolExecutor } from '../tool-contract.js';
+import { DEFAULT_APPROVAL_EXPIRY_WARNING_MS, expireApprovals } from './approvals.js';
 import { type ExecutionDeps, type ExecutionOptions, executeCall } from './execute-call.js';
 import { runInTransaction, toolSpecIn, type WriteRan } from './in-transaction.js';
 import type { CallToRun } from './invocation.js';
 import { type LandingDeps, landOutcome, WORKER_ACTOR } from './land-outcome.js';
 import { recoverExpiredLeases } from './lease-recovery.js';
-import type { RegistryService } from './registry-service.js';
-import type { RunService } from './run-service.js';
-import { type RunRow, runs as runRows, type ToolCallRow, toolCalls } from './tables.js';
-import type { ToolCallService } from './tool-call-service.js';
-import type { ToolExecutor } from './tool-contract.js';
+import { callById } from './readable-call.js';
 
 export interface DispatcherOptions extends ExecutionOptions {
   /** How long a claim holds before another process may recover the call. */
@@ -26,6 +27,8 @@ export interface DispatcherOptions extends ExecutionOptions {
   pollMs: number;
   /** A ready call this old was orphaned by its requester (crash between commit and dispatch). */
   orphanAfterMs: number;
+  /** How long before a pending call expires its `tool_call_expiring` event fires (0: never). */
+  approvalExpiryWarningMs: number;
 }
 
 export const defaultDispatcherOptions: DispatcherOptions = {
@@ -35,6 +38,7 @@ export const defaultDispatcherOptions: DispatcherOptions = {
   orphanAfterMs: 5_000,
   maxTotalTimeoutMs: 600_000,
   settleAfterAbortMs: 1_000,
+  approvalExpiryWarningMs: DEFAULT_APPROVAL_EXPIRY_WARNING_MS,
 };
 
 /**
@@ -59,7 +63,6 @@ export class Dispatcher {
 
   constructor(
     private readonly db: Db,
-    private readonly calls: ToolCallService,
     private readonly runs: RunService,
     private readonly registry: RegistryService,
     private readonly executors: ToolExecutor[],
@@ -131,7 +134,7 @@ export class Dispatcher {
     if (this.sweeping || this.stopped) return this.sweeping ?? Promise.resolve();
     this.sweeping = (async () => {
       try {
-        await this.calls.expireApprovals();
+        await this.expireApprovals();
         await this.recoverExpiredLeases();
         for (;;) {
           const claimed = await this.claimNext();
@@ -285,7 +288,7 @@ export class Dispatcher {
   dispatch(callId: string): Promise<ToolCallRow | null> {
     return this.track(
       (async () => {
-        const call = await this.calls.get(callId);
+        const call = await callById(this.db, callId);
         const spec = call && (await this.registry.get(call.name));
         if (call && spec && this.runsInTransaction(spec))
           return this.dispatchInTransaction(callId, call.runId, spec);
@@ -303,10 +306,10 @@ export class Dispatcher {
    * execution is registered, so that moment is waited for, briefly.
    */
   private async ranHere(callId: string): Promise<ToolCallRow | null> {
-    const call = await this.calls.get(callId);
+    const call = await callById(this.db, callId);
     if (call?.status !== 'STARTED' || call.leaseOwner !== this.workerId) return call;
     for (let tick = 0; tick < 100 && !this.executions.has(callId); tick++) await sleep(1);
-    return (await this.executions.get(callId)) ?? this.calls.get(callId);
+    return (await this.executions.get(callId)) ?? callById(this.db, callId);
   }
 
   private track<T>(work: Promise<T>): Promise<T> {
@@ -333,7 +336,7 @@ export class Dispatcher {
       return await landOutcome(this.landing, call, outcome, Date.now() - started);
     } catch (error) {
       this.logger.error({ err: error, callId: call.id }, 'finishing a tool call failed');
-      return this.calls.get(call.id);
+      return callById(this.db, call.id);
     } finally {
       clearInterval(renew);
       this.running.delete(call.id);
@@ -355,6 +358,11 @@ export class Dispatcher {
     } catch (error) {
       this.logger.warn({ err: error, callId }, 'lease renewal failed');
     }
+  }
+
+  /** Pending approvals whose time ran out end as EXPIRED; those about to get their one warning. */
+  expireApprovals(): Promise<{ expired: number; warned: number }> {
+    return expireApprovals(this.db, this.options.approvalExpiryWarningMs);
   }
 
   /** See recoverExpiredLeases in lease-recovery.ts. */

@@ -1,10 +1,10 @@
-import { renderApprovalMessage } from '../core/approval-message.js';
-import { denialResult, errorResult } from '../core/call-results.js';
-import { summarize } from '../core/canonical-json.js';
-import type { NewJournalEvent } from '../core/journal-event.js';
-import type { ToolSpec } from '../core/tool-spec.js';
-import type { CallDecision } from './rules/decide.js';
-import type { ToolCallRow, ToolSnapshot } from './tables.js';
+import { renderApprovalMessage } from '../../core/approval-message.js';
+import { denialResult, errorResult } from '../../core/call-results.js';
+import { summarize } from '../../core/canonical-json.js';
+import type { NewJournalEvent } from '../../core/journal-event.js';
+import type { ToolSpec } from '../../core/tool-spec.js';
+import type { CallDecision } from '../rules/decide.js';
+import type { ToolCallRow, ToolSnapshot } from '../tables.js';
 
 /** What is written about a call when it is recorded: its tool snapshot and its request event. */
 

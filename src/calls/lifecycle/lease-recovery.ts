@@ -1,12 +1,12 @@
 import { and, eq, lt } from 'drizzle-orm';
-import { callInterrupted, errorResult } from '../core/call-results.js';
-import type { ToolSpec } from '../core/tool-spec.js';
-import type { Db } from '../db/client.js';
-import { appendEvents } from '../journal/append.js';
+import { callInterrupted, errorResult } from '../../core/call-results.js';
+import type { ToolSpec } from '../../core/tool-spec.js';
+import type { Db } from '../../db/client.js';
+import { appendEvents } from '../../journal/append.js';
+import type { RunService } from '../run-service.js';
+import { toolCalls } from '../tables.js';
 import { toolSpecIn } from './in-transaction.js';
 import { WORKER_ACTOR } from './land-outcome.js';
-import type { RunService } from './run-service.js';
-import { toolCalls } from './tables.js';
 
 /**
  * A call whose lease ran out lost its process. Idempotent tools run again, and so do tools that
