@@ -187,11 +187,7 @@ export class Dispatcher {
   runIn(tx: Tx, run: RunRow, call: CallToRun, spec: ToolSpec, write: WriteRan): Promise<ToolCallRow> {
     return runInTransaction(
       { ...this.execution, ...this.landing },
-      tx,
-      run,
-      call,
-      spec,
-      this.executorFor(spec)!,
+      { tx, run, call, spec, executor: this.executorFor(spec)! },
       write,
     );
   }

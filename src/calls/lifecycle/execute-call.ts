@@ -53,14 +53,13 @@ export async function executeCall(
   if (!spec || !executor) return failed(call, noExecutor(call.name));
   const run = (await deps.runs.get(call.runId))!;
   const timeoutMs = call.timeoutMs ?? options.defaultTimeoutMs;
-  const invocation = buildInvocation(
-    ownTransactions(deps.db),
+  const invocation = buildInvocation(ownTransactions(deps.db), {
     call,
     run,
     spec,
-    controller.signal,
-    new Date(Date.now() + timeoutMs),
-  );
+    signal: controller.signal,
+    deadline: new Date(Date.now() + timeoutMs),
+  });
 
   let timer: NodeJS.Timeout | undefined;
   const started = Date.now();
@@ -87,14 +86,12 @@ export async function executeCall(
       if (late.error !== undefined) throw late.error;
       output = late.value as ToolOutput;
     }
-    const result = await shapeResult(
-      call.id,
-      spec,
-      output as ToolOutput,
-      call.maxOutputTokens,
-      Date.now() - started,
-      (content, mime) => storeResource(deps.db, content, mime, run.id),
-    );
+    const result = await shapeResult(spec, output as ToolOutput, {
+      callId: call.id,
+      maxOutputTokens: call.maxOutputTokens,
+      durationMs: Date.now() - started,
+      store: (content, mime) => storeResource(deps.db, content, mime, run.id),
+    });
     return { status: 'COMPLETED', result, completeRun: (output as ToolOutput).completeRun ?? false };
   } catch (error) {
     return outcomeOfThrow(deps.logger, call, error, controller.signal.aborted);

@@ -38,28 +38,29 @@ export type WriteRan = (columns: RanColumns) => Promise<ToolCallRow>;
  */
 export async function runInTransaction(
   deps: ExecutionDeps & Pick<LandingDeps, 'runs'>,
-  tx: Tx,
-  run: RunRow,
-  call: CallToRun,
-  spec: ToolSpec,
-  executor: ToolExecutor,
+  ready: CallInTransaction,
   write: WriteRan,
 ): Promise<ToolCallRow> {
   const startedAt = new Date();
-  const outcome = await executeIn(deps, tx, run, call, spec, executor);
+  const outcome = await executeIn(deps, ready);
   const durationMs = Date.now() - startedAt.getTime();
   const ran = await write({ ...finishedColumns(outcome), startedAt });
-  await recordLanded(tx, deps, run, ran, outcome, durationMs);
+  await recordLanded(ready.tx, deps, { run: ready.run, call: ran, outcome, durationMs });
   return ran;
+}
+
+/** A ready call in the transaction that holds its run's row lock, with its spec and the executor that runs it. */
+export interface CallInTransaction {
+  tx: Tx;
+  run: RunRow;
+  call: CallToRun;
+  spec: ToolSpec;
+  executor: ToolExecutor;
 }
 
 async function executeIn(
   deps: ExecutionDeps,
-  tx: Tx,
-  run: RunRow,
-  call: CallToRun,
-  spec: ToolSpec,
-  executor: ToolExecutor,
+  { tx, run, call, spec, executor }: CallInTransaction,
 ): Promise<CallOutcome> {
   const timeoutMs = call.timeoutMs ?? deps.options.defaultTimeoutMs;
   const controller = new AbortController();
@@ -75,19 +76,17 @@ async function executeIn(
         transaction: (work) => journaledSavepoint(savepoint, work),
       };
       const deadline = new Date(started + timeoutMs);
-      const invocation = buildInvocation(place, call, run, spec, controller.signal, deadline);
+      const invocation = buildInvocation(place, { call, run, spec, signal: controller.signal, deadline });
       const output: ToolOutput = await inTransaction(savepoint, place.transaction, () =>
         executor.execute(invocation),
       );
       if (controller.signal.aborted) throw new TimedOut();
-      const result = await shapeResult(
-        call.id,
-        spec,
-        output,
-        call.maxOutputTokens,
-        Date.now() - started,
-        (content, mime) => storeResource(savepoint, content, mime, run.id),
-      );
+      const result = await shapeResult(spec, output, {
+        callId: call.id,
+        maxOutputTokens: call.maxOutputTokens,
+        durationMs: Date.now() - started,
+        store: (content, mime) => storeResource(savepoint, content, mime, run.id),
+      });
       return { status: 'COMPLETED', result, completeRun: output.completeRun ?? false } as const;
     });
   } catch (error) {

@@ -35,11 +35,13 @@ export type CallToRun = Pick<
  */
 export function buildInvocation(
   place: WritePlace,
-  call: CallToRun,
-  run: RunRow,
-  spec: ToolSpec,
-  signal: AbortSignal,
-  deadline: Date,
+  {
+    call,
+    run,
+    spec,
+    signal,
+    deadline,
+  }: { call: CallToRun; run: RunRow; spec: ToolSpec; signal: AbortSignal; deadline: Date },
 ): Invocation {
   return {
     callId: call.id,

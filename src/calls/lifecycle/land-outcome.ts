@@ -30,18 +30,23 @@ export function landOutcome(
   return deps.db.transaction(async (tx) => {
     // Run row first, like every other writer, so that completion and cancellation cannot deadlock.
     const run = await deps.runs.lock(tx, call.runId);
-    return landIn(tx, deps, run, call, outcome, durationMs);
+    return landIn(tx, deps, { run, call, outcome, durationMs });
   });
+}
+
+/** How a call of a run ended, and how long its tool took. */
+export interface Landed<Call> {
+  run: RunRow;
+  call: Call;
+  outcome: CallOutcome;
+  durationMs: number;
 }
 
 /** The landing itself, in a transaction that already holds the run's row lock. */
 export async function landIn(
   tx: Tx,
   deps: Omit<LandingDeps, 'db'>,
-  run: RunRow,
-  call: ToolCallRow,
-  outcome: CallOutcome,
-  durationMs: number,
+  { run, call, outcome, durationMs }: Landed<ToolCallRow>,
 ): Promise<ToolCallRow | null> {
   const [done] = await tx
     .update(toolCalls)
@@ -62,7 +67,7 @@ export async function landIn(
     const [now] = await tx.select().from(toolCalls).where(eq(toolCalls.id, call.id));
     return now ?? null;
   }
-  await recordLanded(tx, deps, run, done, outcome, durationMs);
+  await recordLanded(tx, deps, { run, call: done, outcome, durationMs });
   return done;
 }
 
@@ -83,10 +88,7 @@ export function finishedColumns(outcome: CallOutcome) {
 export async function recordLanded(
   tx: Tx,
   deps: Pick<LandingDeps, 'runs'>,
-  run: RunRow,
-  call: Pick<ToolCallRow, 'id' | 'runId'>,
-  outcome: CallOutcome,
-  durationMs: number,
+  { run, call, outcome, durationMs }: Landed<Pick<ToolCallRow, 'id' | 'runId'>>,
 ): Promise<void> {
   const payload =
     outcome.status === 'COMPLETED'

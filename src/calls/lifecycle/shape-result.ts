@@ -68,17 +68,22 @@ async function applyTokenBudget(content: ContentPart[], maxTokens: number, store
   };
 }
 
+/** The call a result is shaped for, its output budget, and where oversized parts go. */
+export interface ResultShaping {
+  callId: string;
+  maxOutputTokens: number | null;
+  durationMs: number;
+  store: Store;
+}
+
 /**
  * Turns what a tool returned into the stored ToolResult: structured output checked against the
  * output schema, oversized parts moved to resources, text held to the output token budget.
  */
 export async function shapeResult(
-  callId: string,
   spec: ToolSpec,
   output: ToolOutput,
-  maxOutputTokens: number | null,
-  durationMs: number,
-  store: Store,
+  { callId, maxOutputTokens, durationMs, store }: ResultShaping,
 ): Promise<ToolResult> {
   if (spec.outputSchema && output.structured !== undefined && !output.isError) {
     const issues = validateAgainst(spec.outputSchema, output.structured);

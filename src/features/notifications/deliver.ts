@@ -125,14 +125,19 @@ export async function send(
  * Records an attempt with its journal event, only while this claim still holds (same attempt
  * number, still pending): a late answer after the claim ran out and someone else retried is dropped.
  */
+/** One attempt of a delivery to its target, and what the sender's options say follows a failure. */
+export interface AttemptMade {
+  delivery: DeliveryRow;
+  target: TargetRow;
+  attempt: Attempt;
+  now: Date;
+  options: DeliveryOptions;
+  logger: Logger;
+}
+
 export async function recordAttempt(
   db: Db,
-  delivery: DeliveryRow,
-  target: TargetRow,
-  attempt: Attempt,
-  now: Date,
-  options: DeliveryOptions,
-  logger: Logger,
+  { delivery, target, attempt, now, options, logger }: AttemptMade,
 ): Promise<void> {
   const delivered = attempt.error === null;
   const delay = delivered ? null : retryDelay(options.retry, delivery.attempts);

@@ -108,7 +108,7 @@ export function enqueueFromJournal(db: Db, links: ApprovalLinks, now: Date): Pro
       const call = event.callId ? calls.get(event.callId) : undefined;
       if (!kind || !call || (ONLY_WHILE_PENDING.has(kind) && call.status !== 'AWAITING_APPROVAL')) continue;
       for (const target of targets.filter((t) => t.events.includes(kind)))
-        await enqueue(tx, links, target, kind, event, call, now);
+        await enqueue(tx, links, { target, kind, event, call, now });
     }
     const full = page.length === PAGE;
     await tx.update(notificationCursor).set({ lastSeq: full ? page[PAGE - 1]!.seq : horizon - 1n });
@@ -116,15 +116,16 @@ export function enqueueFromJournal(db: Db, links: ApprovalLinks, now: Date): Pro
   });
 }
 
-async function enqueue(
-  tx: Tx,
-  links: ApprovalLinks,
-  target: typeof notificationTargets.$inferSelect,
-  kind: NotificationEventKind,
-  event: JournalEvent,
-  call: CallSummary,
-  now: Date,
-): Promise<void> {
+/** One delivery owed: a target told of one event of a call. */
+interface Owed {
+  target: typeof notificationTargets.$inferSelect;
+  kind: NotificationEventKind;
+  event: JournalEvent;
+  call: CallSummary;
+  now: Date;
+}
+
+async function enqueue(tx: Tx, links: ApprovalLinks, { target, kind, event, call, now }: Owed): Promise<void> {
   const deliveryId = randomUUID();
   const link =
     target.consoleUrl && kind !== 'CALL_DECIDED'

@@ -140,15 +140,14 @@ export class Notifier {
       await Promise.all(
         claimed.map(async ({ delivery, target }) => {
           const attempt = await send(delivery, target, now, this.options.timeoutMs);
-          await recordAttempt(
-            this.db,
+          await recordAttempt(this.db, {
             delivery,
             target,
             attempt,
-            this.options.now(),
-            this.options,
-            this.logger,
-          );
+            now: this.options.now(),
+            options: this.options,
+            logger: this.logger,
+          });
         }),
       );
     }
