@@ -47,7 +47,7 @@ export const decideInputSchema = z
       }),
     /** An approval may stand for later calls too (scoped grants). */
     ...grantRequestFields,
-    /** A one-time signed link from a notification; it counts once (see ToolCallService.onDecision). */
+    /** A one-time signed link from a notification; it counts once (the lifecycle's `decided` port). */
     link: z.string().max(4096).nullish(),
   })
   .superRefine(checkApprovalGrant);

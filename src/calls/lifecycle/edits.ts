@@ -32,7 +32,7 @@ export interface EditRequest {
   editedArguments: Record<string, unknown>;
   reason: string | null;
   argumentsHash?: string | null;
-  /** The decision hook (ToolCallService.onDecision), run once the original is locked. */
+  /** The decision hook (the lifecycle's `decided` port), run once the original is locked. */
   onDecided?: DecidedHook;
 }
 
