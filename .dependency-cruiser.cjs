@@ -69,16 +69,13 @@ module.exports = {
     {
       name: 'no-circular',
       comment:
-        'A runtime cycle makes module evaluation order decide whether an import is still undefined. ' +
-        'A cycle with a type-only import in it is allowed: the compiler erases that import, so nothing ' +
-        'runs in a cycle (the provider types and schema narrowing name each other this way).',
+        'A runtime cycle makes module evaluation order decide whether an import is still undefined, and a ' +
+        'cycle of type-only imports, though erased by the compiler, still ties the files into one knot that ' +
+        'can only be read and moved together. A type lives in the file that defines it, and its users ' +
+        'import it from there, so every cycle counts.',
       severity: 'error',
       from: {},
-      to: {
-        circular: true,
-        dependencyTypesNot: ['type-only'],
-        viaOnly: { dependencyTypesNot: ['type-only'] },
-      },
+      to: { circular: true },
     },
     ...pure(
       'core-is-pure',
