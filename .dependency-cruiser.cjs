@@ -1,5 +1,5 @@
 /**
- * Import rules for src/ (issue 11: one home per feature). `npm run lint` fails on any violation;
+ * Import rules for src/ (issue 11: one home per feature) and console/src. `npm run lint` fails on any violation;
  * test/app/import-rules.test.ts proves each rule bites. Paths are relative to the cruise's base directory.
  *
  * Several rules have more than one entry under the same name: one rule, with exceptions a single
@@ -57,6 +57,10 @@ function pure(name, comment, from, allowedSrc) {
   ];
 }
 
+/** Packages the console renders with or reaches the server through. */
+const consoleIoPackages =
+  '(^|/)node_modules/(react|react-dom|react-json-view-lite|scheduler|urql|@urql/[^/]+|wonka|graphql|graphql-ws|graphql-sse)/';
+
 const features = '^src/(features|bridge)/';
 const featureIndex = '^src/(features|bridge)/[^/]+/index\\.ts$';
 const servicesType = '^src/app/services\\.ts$';
@@ -97,6 +101,32 @@ module.exports = {
       { path: '^src/model/providers/' },
       ['^src/model/providers/'],
     ),
+    {
+      name: 'console-logic-is-pure',
+      comment:
+        "console/src/logic holds the console's decisions (queue reduction, filters, grants, quorum, patches) as " +
+        'functions tested without a browser; of the console it sees only other logic files: api/ wraps the ' +
+        'GraphQL clients and fetch, gql/ holds the documents they send, everything else renders or is a hook.',
+      severity: 'error',
+      from: { path: '^console/src/logic/' },
+      to: { path: '^(console/src|src|test|bench|scripts)/', pathNot: '^console/src/logic/' },
+    },
+    {
+      name: 'console-logic-is-pure',
+      comment: 'The console logic runs in the browser and in unit tests; no Node built-in belongs there.',
+      severity: 'error',
+      from: { path: '^console/src/logic/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'console-logic-is-pure',
+      comment:
+        'Pure packages are fine in the console logic; rendering (React), GraphQL clients and transports, ' +
+        'and the server-side I/O packages are not.',
+      severity: 'error',
+      from: { path: '^console/src/logic/' },
+      to: { path: [consoleIoPackages, ...ioPackages] },
+    },
     {
       name: 'features-through-index',
       comment:

@@ -1,14 +1,22 @@
-// Over 400 lines on purpose: the layered resolution, argument conditions' layer-local replacement and
-// the conditional search in effectiveTools are one pure function and its table test reads it whole;
-// the condition operators themselves live in policy-conditions.ts.
-import picomatch from 'picomatch';
+import { defaultApprovalGate } from './policy-approval-gates.js';
+import { tightest } from './policy-budget.js';
 import {
   conditionHolds,
   describeCondition,
   type PathCanonicaliser,
   type PolicyCondition,
 } from './policy-conditions.js';
-import type { PolicyLayer, PolicyRule } from './policy-rule.js';
+import {
+  allowOrder,
+  byLayer,
+  denyOrder,
+  describeRule,
+  hasConditions,
+  inForce,
+  ruleName,
+} from './policy-layers.js';
+import { patternMatches } from './policy-pattern.js';
+import type { PolicyRule } from './policy-rule.js';
 import type { policyCallers } from './tool-call.js';
 import type { ToolBudget, ToolSpec } from './tool-spec.js';
 
@@ -96,18 +104,6 @@ export interface EffectiveTool {
   decidingConditions: ConditionResult[];
 }
 
-const matchers = new Map<string, (name: string) => boolean>();
-
-export function patternMatches(pattern: string, name: string): boolean {
-  let matcher = matchers.get(pattern);
-  if (!matcher) {
-    // Tool names are flat ids, not paths: `*` must cross dots (`mcp.*` covers `mcp.github.search`).
-    matcher = picomatch(pattern, { dot: true, nobrace: true, noextglob: true, noglobstar: true });
-    matchers.set(pattern, matcher);
-  }
-  return matcher(name);
-}
-
 function ruleApplies(rule: PolicyRule, context: PolicyContext, tool: ToolSpec): boolean {
   switch (rule.layer) {
     case 'PLATFORM':
@@ -123,58 +119,6 @@ function ruleApplies(rule: PolicyRule, context: PolicyContext, tool: ToolSpec): 
   }
 }
 
-/** `PROFILE rule r1 (ALLOW "workspace.write_file" when /path (path) glob "output/drafts/**")` */
-function ruleName(rule: PolicyRule): string {
-  const when =
-    rule.conditions.length > 0 ? ` when ${rule.conditions.map(describeCondition).join(' and ')}` : '';
-  return `${rule.layer} rule ${rule.id} (${rule.effect} "${rule.toolPattern}"${when})`;
-}
-
-/** The rule's name and the reason it was written with: how a deciding rule is quoted. */
-function describe(rule: PolicyRule): string {
-  return `${ruleName(rule)}${rule.reason ? `: ${rule.reason}` : ''}`;
-}
-
-/** Denies are reported in this order: the first one found is the deciding rule. */
-const denyOrder: PolicyLayer[] = ['PLATFORM', 'USER', 'PLAN_NODE', 'PROFILE', 'SOURCE'];
-/** The most specific allowing layer is named as the reason a tool is visible. */
-const allowOrder: PolicyLayer[] = ['PLAN_NODE', 'USER', 'PROFILE', 'SOURCE', 'PLATFORM'];
-
-function byLayer(rules: PolicyRule[], order: PolicyLayer[]): PolicyRule | undefined {
-  for (const layer of order) {
-    const found = rules.find((r) => r.layer === layer);
-    if (found) return found;
-  }
-  return undefined;
-}
-
-/** The strictest of each limit wins: the smallest limits, the most approvers, any ban on self-approval. */
-function tightest(budgets: Array<ToolBudget | null>): ToolBudget {
-  const min = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
-  const max = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
-  return budgets.reduce<ToolBudget>(
-    (acc, b) =>
-      b
-        ? {
-            maxCalls: min(acc.maxCalls, b.maxCalls),
-            maxOutputTokens: min(acc.maxOutputTokens, b.maxOutputTokens),
-            timeoutMs: min(acc.timeoutMs, b.timeoutMs),
-            approvalTimeoutMs: min(acc.approvalTimeoutMs ?? null, b.approvalTimeoutMs ?? null),
-            approvals: max(acc.approvals ?? null, b.approvals ?? null),
-            forbidSelfApproval: acc.forbidSelfApproval || b.forbidSelfApproval ? true : null,
-          }
-        : acc,
-    {
-      maxCalls: null,
-      maxOutputTokens: null,
-      timeoutMs: null,
-      approvalTimeoutMs: null,
-      approvals: null,
-      forbidSelfApproval: null,
-    },
-  );
-}
-
 function remaining(tool: ToolSpec, budget: ToolBudget, usage: RunUsage | undefined): number | null {
   const used = usage?.callsByTool.get(tool.name) ?? 0;
   const limits = [
@@ -183,18 +127,6 @@ function remaining(tool: ToolSpec, budget: ToolBudget, usage: RunUsage | undefin
     usage?.maxCallsPerTool == null ? null : usage.maxCallsPerTool - used,
   ].filter((n): n is number => n !== null);
   return limits.length === 0 ? null : Math.max(0, Math.min(...limits));
-}
-
-/** Seed §10 and ARCHITECTURE.md: gates that apply unless an ALLOW rule explicitly waives them. */
-function defaultApprovalGate(tool: ToolSpec): string | null {
-  if (tool.source === 'MCP' || tool.source === 'EXTENSION')
-    return `${tool.source} tools need approval by default`;
-  if (tool.annotations.destructive) return 'destructive tools need approval by default';
-  if (tool.annotations.openWorld && !tool.annotations.readOnly) {
-    return 'tools with external side effects need approval by default';
-  }
-  if (tool.annotations.cost === 'HIGH') return 'high-cost tools need approval by default';
-  return null;
 }
 
 /** What one set of holding rules makes of a tool: everything but how conditions took part. */
@@ -209,21 +141,6 @@ interface ToolInput {
   usage: RunUsage | undefined;
   availability: Availability | undefined;
   caller: PolicyCaller;
-}
-
-const hasConditions = (rule: PolicyRule) => rule.conditions.length > 0;
-
-/**
- * The rules in force when `holds` says which rules with conditions apply. A granting rule whose
- * conditions hold is more specific than the unconditional grants of its own layer and replaces
- * them (ALLOW output/drafts/** beside ASK everything of the same layer); it never touches
- * another layer's rules, so a USER condition cannot lift a PLATFORM ASK, and denies always count.
- */
-function inForce(matching: readonly PolicyRule[], holds: (rule: PolicyRule) => boolean) {
-  const held = matching.filter((r) => !hasConditions(r) || holds(r));
-  const specific = new Set(held.filter((r) => hasConditions(r) && r.effect !== 'DENY').map((r) => r.layer));
-  const effective = held.filter((r) => r.effect === 'DENY' || hasConditions(r) || !specific.has(r.layer));
-  return { held, effective };
 }
 
 function decideTool(input: ToolInput, holds: (rule: PolicyRule) => boolean): Outcome {
@@ -245,10 +162,10 @@ function decideTool(input: ToolInput, holds: (rule: PolicyRule) => boolean): Out
   if (!tool.enabled) return hidden('tool is disabled');
   const denies = effective.filter((r) => r.effect === 'DENY');
   const strongDeny = byLayer(denies, ['PLATFORM', 'USER']);
-  if (strongDeny) return hidden(`denied by ${describe(strongDeny)}`, strongDeny);
+  if (strongDeny) return hidden(`denied by ${describeRule(strongDeny)}`, strongDeny);
   if (tool.permission === 'DENY') return hidden('denied by the tool permission DENY');
   const deny = byLayer(denies, denyOrder);
-  if (deny) return hidden(`denied by ${describe(deny)}`, deny);
+  if (deny) return hidden(`denied by ${describeRule(deny)}`, deny);
 
   const grants = effective.filter((r) => r.effect !== 'DENY');
   if (planNodeListsTools && !grants.some((r) => r.layer === 'PLAN_NODE')) {
@@ -266,7 +183,7 @@ function decideTool(input: ToolInput, holds: (rule: PolicyRule) => boolean): Out
   const waived = grants.some((r) => r.effect === 'ALLOW' && r.skipApproval);
   const gate = defaultApprovalGate(tool);
   const approvalReason = ask
-    ? `approval required by ${describe(ask)}`
+    ? `approval required by ${describeRule(ask)}`
     : tool.permission === 'APPROVAL_REQUIRED'
       ? 'approval required by the tool permission APPROVAL_REQUIRED'
       : gate && !waived
@@ -275,7 +192,7 @@ function decideTool(input: ToolInput, holds: (rule: PolicyRule) => boolean): Out
 
   // Limits are safety, not effect: a grant replaced by a more specific one still limits the tool.
   const budget = tightest([tool.budget, ...held.filter((r) => r.effect !== 'DENY').map((r) => r.budget)]);
-  const allowedBy = ask && grant === ask ? '' : `allowed by ${describe(grant)}`;
+  const allowedBy = ask && grant === ask ? '' : `allowed by ${describeRule(grant)}`;
   const remainingCalls = remaining(tool, budget, usage);
   const unavailable: Unavailability | null =
     remainingCalls === 0

@@ -4,7 +4,8 @@ import { upperValues } from '../graphql/enums.js';
 import { type NarrowingEntry, narrowingActions } from './providers/schema-narrowing/index.js';
 import type { ToolDeclarations, ToolNarrowingReport } from './providers/types.js';
 import { providerKinds } from './providers/types.js';
-import type { ModelTurnRow, SubmittedTurn } from './service.js';
+import type { SubmittedTurn } from './service.js';
+import type { ModelTurnRow } from './tables.js';
 
 export const ProviderEnum = builder.enumType('Provider', {
   values: providerKinds,

@@ -1,5 +1,3 @@
-// Over 400 lines on purpose: storing a model turn (parse, provider call keys, calls requested, usage)
-// is one transaction read top to bottom; the wire formats are the pure adapters in providers/.
 import { createHash } from 'node:crypto';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
@@ -16,70 +14,24 @@ import { actorOf, type Principal } from '../core/auth.js';
 import { argumentsTooLarge } from '../core/call-results.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import { badInput, conflict, DomainError, notFound } from '../core/errors.js';
-import { isJsonObject } from '../core/json.js';
 import type { ToolCallRequest } from '../core/tool-call.js';
 import type { ToolError } from '../core/tool-result.js';
 import { cutAt } from '../core/unicode.js';
 import type { Db } from '../db/client.js';
-import type { Tx } from '../db/tx.js';
-import { answeringCalls, isOpen, originalsOf, outcomeOf } from './call-outcomes.js';
-import { type ConversationTurn, renderModelRequest } from './context/render.js';
+import { reserveCallKeys } from './call-key-reservation.js';
+import { originalsOf } from './call-outcomes.js';
+import { renderModelRequest } from './context/render.js';
 import { type ContextService, choosePreset, type PresetChoice } from './context/service.js';
 import type { ContextFrame } from './context/types.js';
-import { providerCallKeys } from './provider-call-keys.js';
+import { storedConversation } from './conversation.js';
+import { resolveUnoffered, scopeSyntheticIds } from './parsed-calls.js';
 import { adapterFor, assertProviderResponse } from './providers/index.js';
-import { type NameRules, registeredToolOf } from './providers/names.js';
-import type {
-  AssistantTurn,
-  CallOutcome,
-  ParsedResponse,
-  ProviderKind,
-  ToolDeclarations,
-} from './providers/types.js';
-import { modelTurns } from './tables.js';
-
-export type ModelTurnRow = typeof modelTurns.$inferSelect;
+import type { ProviderKind, ToolDeclarations } from './providers/types.js';
+import { type ModelTurnRow, modelTurns } from './tables.js';
 
 function oversized(call: ToolCallRequest): ToolError | null {
   const bytes = Buffer.byteLength(JSON.stringify(call.arguments ?? {}));
   return bytes > MAX_ARGUMENT_BYTES ? argumentsTooLarge(call.name, bytes, MAX_ARGUMENT_BYTES) : null;
-}
-
-/**
- * Keys for a new turn's calls that no call of the run has. Candidates are checked against the
- * database until none is taken: a suffixed key can be taken too (by an earlier turn whose model
- * sent `call_0#t1`, or a direct request). Usually the native ids are free and one query does. Runs
- * under the run's lock, so no other turn reserves keys meanwhile.
- */
-async function reserveCallKeys(tx: Tx, runId: string, nativeIds: readonly string[], turnIndex: number) {
-  const taken = new Set<string>();
-  for (;;) {
-    const keys = providerCallKeys(nativeIds, taken, turnIndex);
-    const clashes = [...(await takenCallKeys(tx, runId, keys))].filter((k) => !taken.has(k));
-    if (clashes.length === 0) return keys;
-    for (const key of clashes) taken.add(key);
-  }
-}
-
-/** Which of these ids this run already stores a call under, or reserved for an earlier turn's call. */
-async function takenCallKeys(tx: Tx, runId: string, ids: readonly string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const turnKeys = tx
-    .select({ key: sql<string>`jsonb_array_elements_text(${modelTurns.providerCallIds})`.as('key') })
-    .from(modelTurns)
-    .where(eq(modelTurns.runId, runId))
-    .as('turn_keys');
-  const [reserved, stored] = await Promise.all([
-    tx
-      .select({ key: turnKeys.key })
-      .from(turnKeys)
-      .where(inArray(turnKeys.key, [...ids])),
-    tx
-      .select({ key: toolCalls.providerCallId })
-      .from(toolCalls)
-      .where(and(eq(toolCalls.runId, runId), inArray(toolCalls.providerCallId, [...ids]))),
-  ]);
-  return new Set([...reserved, ...stored].map((r) => r.key!));
 }
 
 /** A model response as submitted: a body, or the stream's events / chunks already JSON-decoded. */
@@ -90,86 +42,15 @@ export interface SubmittedTurn {
   calls: ToolCallRow[];
 }
 
-function assistantTurnOf(row: ModelTurnRow): AssistantTurn {
-  return {
-    provider: row.provider,
-    native: JSON.parse(row.native) as unknown[],
-    parts: row.parts,
-  };
-}
-
-/**
- * A synthetic id (Gemini without call ids) is derived from the response, and a response without a
- * `responseId` can repeat word for word in a later turn ("read that file again"). Scoped by the
- * turn's index, the repeat is a new call instead of a replay of the old one; resubmitting the same
- * response still finds the same turn, so the same ids.
- */
-function scopeSyntheticIds(parsed: ParsedResponse, turnIndex: number): ParsedResponse {
-  const scope = (call: ToolCallRequest): ToolCallRequest =>
-    call.providerMetadata?.syntheticId === true ? { ...call, id: `${call.id}_t${turnIndex}` } : call;
-  return {
-    calls: parsed.calls.map((c) => ({ ...c, call: scope(c.call) })),
-    assistantTurn: {
-      ...parsed.assistantTurn,
-      parts: parsed.assistantTurn.parts.map((part) =>
-        part.kind === 'tool_call' ? { ...part, call: scope(part.call) } : part,
-      ),
-    },
-  };
-}
-
-/**
- * Seed §6, one policy path: a call to a tool that exists but was not offered is not the model
- * inventing a name. It is requested under the tool's own name, so policy refuses it as a
- * violation (or availability as a tool that cannot run now); only a name that matches no
- * registered tool stays a recoverable `unknown_tool`. Arguments that are not an object stay
- * `invalid_arguments`: there is nothing to request.
- */
-function resolveUnoffered(
-  parsed: ParsedResponse,
-  registered: readonly string[],
-  rules: NameRules,
-): ParsedResponse {
-  const renamed = new Map<string, string>();
-  const calls = parsed.calls.map((parsedCall) => {
-    const { call, error } = parsedCall;
-    if (error?.code !== 'unknown_tool') return parsedCall;
-    const name = registeredToolOf(call.name, registered, rules);
-    if (name === null) return parsedCall;
-    renamed.set(call.id, name);
-    const args = isJsonObject(call.arguments) ? null : invalidShape(name);
-    return { call: { ...call, name }, error: args };
-  });
-  if (renamed.size === 0) return parsed;
-  return {
-    calls,
-    assistantTurn: {
-      ...parsed.assistantTurn,
-      parts: parsed.assistantTurn.parts.map((part) =>
-        part.kind === 'tool_call' && renamed.has(part.call.id)
-          ? { ...part, call: { ...part.call, name: renamed.get(part.call.id)! } }
-          : part,
-      ),
-    },
-  };
-}
-
-const invalidShape = (name: string): ToolError => ({
-  kind: 'RECOVERABLE',
-  code: 'invalid_arguments',
-  message: `The arguments for "${name}" are not a JSON object.`,
-});
-
-const callIdsOf = (turn: AssistantTurn) =>
-  turn.parts.flatMap((part) => (part.kind === 'tool_call' ? [part.call.id] : []));
-
 /**
  * Seed §8 at the API: the tools a run's model sees in a provider's format, its responses parsed
  * into calls that go through the normal lifecycle, and the stored turns replayed into the next
  * request (with the frame from context assembly).
  *
- * Over 400 lines on purpose: submitting a turn, mapping its calls and answering them share one
- * run lock and turn numbering; split, each part would need the other's transaction state.
+ * Submitting a turn is one transaction under the run's lock, read here top to bottom; what it
+ * uses lives beside it: parsed-calls.ts (what a parsed response's calls become before they are
+ * requested), call-key-reservation.ts (the keys a turn's calls are stored under) and
+ * conversation.ts (the stored turns with their calls' outcomes, for the next request).
  */
 export class ModelService {
   constructor(
@@ -307,50 +188,6 @@ export class ModelService {
   }
 
   /**
-   * Each call of a stored turn with its outcome. A call still pending has none yet: that is a
-   * CONFLICT, since providers reject a history with an unanswered call. A call that was never
-   * requested because its run ended first is answered as cancelled.
-   */
-  private async conversation(run: RunRow, rows: readonly ModelTurnRow[]): Promise<ConversationTurn[]> {
-    const providerIds = rows.flatMap((r) => r.providerCallIds);
-    const calls =
-      providerIds.length === 0
-        ? []
-        : await this.db
-            .select()
-            .from(toolCalls)
-            .where(and(eq(toolCalls.runId, run.id), inArray(toolCalls.providerCallId, providerIds)));
-    // An edited call is answered by the call that ran instead, under the model's call id.
-    const answering = await answeringCalls(this.db, calls);
-    const byKey = new Map(calls.map((c) => [c.providerCallId!, answering.get(c.id) ?? c]));
-    const pending = [...byKey.values()].filter(isOpen);
-    if (pending.length > 0) {
-      throw conflict(
-        `calls still pending: ${pending.map((c) => `${c.id} (${c.status})`).join(', ')}; answer them after they finish`,
-        { pending: pending.map((c) => c.id) },
-      );
-    }
-    return rows.map((row) => {
-      const turn = assistantTurnOf(row);
-      return {
-        turn,
-        // The turn's keys follow its calls in order; the answer carries the native id.
-        calls: callIdsOf(turn).map((providerCallId, i) => {
-          const call = byKey.get(row.providerCallIds[i]!);
-          const outcome: CallOutcome = call
-            ? outcomeOf(call, providerCallId)
-            : {
-                callId: providerCallId,
-                outcome: 'cancelled',
-                message: `the run ended (${run.status}) before this call was requested`,
-              };
-          return { callId: call?.id ?? `unrequested:${providerCallId}`, outcome };
-        }),
-      };
-    });
-  }
-
-  /**
    * The native answers to the turns the given calls belong to: every call of such a turn is
    * answered, since providers reject a turn with an unanswered call.
    */
@@ -387,7 +224,7 @@ export class ModelService {
     }
     const adapter = adapterFor(input.provider);
     const { names } = await this.declarations(run, input.provider);
-    return (await this.conversation(run, touched)).flatMap(({ turn, calls }) =>
+    return (await storedConversation(this.db, run, touched)).flatMap(({ turn, calls }) =>
       adapter.toolResultMessages(
         turn,
         calls.map((c) => c.outcome),
@@ -403,7 +240,7 @@ export class ModelService {
   ): Promise<{ body: Record<string, unknown>; frame: ContextFrame }> {
     const preset = choosePreset(input);
     const run = await this.context.requireRun(input.runId, principal);
-    const turns = await this.conversation(run, await this.turns(run.id));
+    const turns = await storedConversation(this.db, run, await this.turns(run.id));
     const frame = await this.context.frameFor(run, preset, principal);
     const declarations = await this.declarations(run, input.provider, input.strict);
     const body = renderModelRequest({

@@ -34,3 +34,5 @@ export const modelTurns = pgTable(
     index('model_turns_run_idx').on(t.runId, t.createdAt),
   ],
 );
+
+export type ModelTurnRow = typeof modelTurns.$inferSelect;

@@ -78,6 +78,16 @@ const cleanTree: Record<string, string> = {
     'export const modelTurn = { ChatService, anthropic };',
   ].join('\n'),
   'test/support/helper.ts': 'export const helper = 1;\n',
+  'console/src/main.tsx': [
+    "import { useState } from 'react';",
+    "import { client } from './api/client';",
+    "import { reduce } from './logic/queue';",
+    'export const App = () => useState(reduce(client));',
+  ].join('\n'),
+  'console/src/api/client.ts': "import { Client } from 'urql';\nexport const client = Client;\n",
+  'console/src/logic/queue.ts':
+    "import { age } from './time';\nexport const reduce = (x: unknown) => [x, age];\n",
+  'console/src/logic/time.ts': 'export const age = 1;\n',
 };
 
 /** The clean tree's `path` with `line` added at the top. */
@@ -104,7 +114,7 @@ async function violations(changes: Record<string, string> = {}): Promise<string[
   await symlink(join(repo, 'node_modules'), join(dir, 'node_modules'), 'dir');
   const options = await extractDepcruiseOptions(join(repo, '.dependency-cruiser.cjs'));
   const { output } = await cruise(
-    ['src'],
+    ['src', 'console/src'],
     { ...options, baseDir: dir, preserveSymlinks: true, tsConfig: { fileName: tsConfigFile } },
     {},
     { tsConfig: extractTSConfig(tsConfigFile) },
@@ -201,13 +211,29 @@ describe('import rules', { timeout: 60_000 }, () => {
     expect(await violations(broken)).toEqual(['no-circular: src/core/x.ts → src/core/y.ts']);
   });
 
-  it('fail a cycle that only a type-only import closes', async () => {
+  it('fail a cycle that a type-only import closes (the type belongs in the file that defines it)', async () => {
     const typeCycle = {
       'src/core/x.ts': "import { y } from './y.js';\nexport type X = { y: number };\nexport const x = y;\n",
       'src/core/y.ts': "import type { X } from './x.js';\nexport const y = 1;\nexport type Y = X;\n",
     };
 
     expect(await violations(typeCycle)).toEqual(['no-circular: src/core/x.ts → src/core/y.ts']);
+  });
+
+  it('fail the console logic importing React', async () => {
+    const broken = adding('console/src/logic/time.ts', "import 'react';");
+
+    expect(await violations(broken)).toEqual([
+      'console-logic-is-pure: console/src/logic/time.ts → node_modules/react/index.js',
+    ]);
+  });
+
+  it("fail the console logic importing the console's GraphQL client", async () => {
+    const broken = adding('console/src/logic/time.ts', "import '../api/client';");
+
+    expect(await violations(broken)).toEqual([
+      'console-logic-is-pure: console/src/logic/time.ts → console/src/api/client.ts',
+    ]);
   });
 
   it("fail a feature importing another feature's internal file", async () => {

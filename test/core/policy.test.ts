@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { patternMatches, resolvePolicy } from '../../src/core/policy.js';
+import { resolvePolicy } from '../../src/core/policy.js';
 import type { PolicyCondition } from '../../src/core/policy-conditions.js';
+import { patternMatches } from '../../src/core/policy-pattern.js';
 import type { PolicyRule } from '../../src/core/policy-rule.js';
 import { normalizeAnnotations, normalizeBudget, type ToolSpec } from '../../src/core/tool-spec.js';
 import { checkWorkspacePath } from '../../src/features/workspace/rules/paths.js';

@@ -5,7 +5,7 @@ import type { Logger } from '../../core/logger.js';
 import type { ToolError } from '../../core/tool-result.js';
 import type { Db } from '../../db/client.js';
 import { appendEvents } from '../../journal/append.js';
-import type { ModelTurnRow } from '../../model/service.js';
+import type { ModelTurnRow } from '../../model/tables.js';
 import type { ModelCallResult } from '../models/index.js';
 import { type AgentStopReason, runEndFor } from './rules/stop.js';
 import type { AgentJobRow } from './service.js';

@@ -14,7 +14,7 @@ import {
   messageRef,
   type SearchHit,
   type SearchResult,
-} from './service.js';
+} from './shapes.js';
 
 const ChatRoleEnum = builder.enumType('ChatRole', {
   description: 'Who wrote a chat message: USER, ASSISTANT (the character) or SYSTEM.',

@@ -32,8 +32,6 @@ import {
 import { chatMessages, chats } from './tables.js';
 import { chatLines, chatText, importChatInto } from './transfer.js';
 
-export * from './shapes.js';
-
 export class ChatService {
   constructor(private readonly db: Db) {}
 

@@ -2,7 +2,7 @@ import { and, asc, eq, isNull, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';
-import { patternMatches } from '../../core/policy.js';
+import { patternMatches } from '../../core/policy-pattern.js';
 import type { BuiltInErrorCode } from '../../core/tool-error-codes.js';
 import { RecoverableToolError } from '../../core/tool-errors.js';
 import type { Db } from '../../db/client.js';

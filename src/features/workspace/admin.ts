@@ -9,6 +9,9 @@ import { checkInputPath, MAX_INPUT_FILES } from './rules/inputs.js';
 import { checkWorkspacePath, isPathUnder } from './rules/paths.js';
 import { PathIndex } from './rules/tree.js';
 import type { WorkspaceStore } from './store.js';
+import { putContents, readBlobs } from './store-blobs.js';
+import { commitCheckpoint } from './store-checkpoints.js';
+import { fileEntries, filePaths } from './store-files.js';
 import {
   type ChangedFile,
   type CheckpointRow,
@@ -68,7 +71,7 @@ export class WorkspaceAdmin {
       new Map(after.map((e) => [e.path, e.sha256])),
     );
     const hashes = files.flatMap((f) => [f.oldSha256, f.newSha256]).filter((h): h is string => h !== null);
-    const blobs = await this.store.blobs(this.store.db, hashes);
+    const blobs = await readBlobs(this.store.db, hashes);
     const side = (sha256: string | null) =>
       sha256 === null ? null : { sha256, text: decodeText(blobs.get(sha256)!) };
     const unified = files.map((f) => unifiedFileDiff(f.path, side(f.oldSha256), side(f.newSha256))).join('');
@@ -85,7 +88,7 @@ export class WorkspaceAdmin {
     const entries = checkpoint
       ? await this.store.manifest(checkpoint.id)
       : await this.store.files(workspaceId);
-    const blobs = await this.store.blobs(
+    const blobs = await readBlobs(
       this.store.db,
       entries.map((e) => e.sha256),
     );
@@ -119,7 +122,7 @@ export class WorkspaceAdmin {
         throw conflict(
           `workspace ${workspace.id} belongs to ${workspace.ownerUserId ?? 'no user'}, not ${owner.ownerUserId ?? 'no user'}; reassign it first (workspace owner)`,
         );
-      const existing = new PathIndex(await this.store.paths(tx, workspace.id));
+      const existing = new PathIndex(await filePaths(tx, workspace.id));
       const accepted: Array<{ path: string; content: Buffer }> = [];
       for (const file of candidates) {
         const conflict = existing.has(file.path) ? null : existing.conflict(file.path);
@@ -133,13 +136,17 @@ export class WorkspaceAdmin {
         }
       }
       if (accepted.length === 0) return { imported: [], skipped, checkpoint: null };
-      const before = await this.store.entries(
+      const before = await fileEntries(
         tx,
         workspace.id,
         accepted.map((f) => f.path),
       );
-      const imported = await this.store.putContents(tx, workspace.id, accepted, before);
-      const checkpoint = await this.store.commit(tx, journal, session, workspace, 'import', null, imported);
+      const imported = await putContents(tx, workspace.id, accepted, before);
+      const checkpoint = await commitCheckpoint(
+        tx,
+        { journal, session, workspace },
+        { reason: 'import', label: null, changes: imported },
+      );
       return { imported, skipped, checkpoint: refOf(checkpoint) };
     });
   }
@@ -175,7 +182,7 @@ export class WorkspaceAdmin {
         throw conflict(
           `workspace ${workspace.id} belongs to ${workspace.ownerUserId ?? 'no user'}, not ${ownerUserId}; reassign it first (setWorkspaceOwner)`,
         );
-      const index = new PathIndex(await this.store.paths(tx, workspace.id));
+      const index = new PathIndex(await filePaths(tx, workspace.id));
       const accepted = files.map((file, i) => {
         const checked = checkInputPath(file.path, workspace.roots);
         if (!checked.ok)
@@ -188,9 +195,13 @@ export class WorkspaceAdmin {
       const paths = accepted.map((f) => f.path);
       const twice = paths.find((path, i) => paths.indexOf(path) !== i);
       if (twice) throw badInput(`files: "${twice}" is given twice`);
-      const before = await this.store.entries(tx, workspace.id, paths);
-      const changed = await this.store.putContents(tx, workspace.id, accepted, before);
-      const checkpoint = await this.store.commit(tx, journal, session, workspace, 'import', null, changed);
+      const before = await fileEntries(tx, workspace.id, paths);
+      const changed = await putContents(tx, workspace.id, accepted, before);
+      const checkpoint = await commitCheckpoint(
+        tx,
+        { journal, session, workspace },
+        { reason: 'import', label: null, changes: changed },
+      );
       return { workspace, changed, checkpoint };
     });
   }

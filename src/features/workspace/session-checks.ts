@@ -3,7 +3,7 @@ import { RecoverableToolError } from '../../core/tool-errors.js';
 import type { Executor, Tx } from '../../db/tx.js';
 import { decodeText } from './rules/content.js';
 import type { ParsedPatch } from './rules/patch/types.js';
-import type { WorkspaceStore } from './store.js';
+import { readBlobs } from './store-blobs.js';
 import { workspaceFiles, workspaceReads } from './tables.js';
 import type { ManifestEntry, WorkspaceSession } from './types.js';
 
@@ -40,11 +40,10 @@ export async function missingFile(
 }
 
 export async function patchableTexts(
-  store: WorkspaceStore,
   executor: Executor,
   entries: readonly ManifestEntry[],
 ): Promise<Map<string, string>> {
-  const blobs = await store.blobs(
+  const blobs = await readBlobs(
     executor,
     entries.map((e) => e.sha256),
   );

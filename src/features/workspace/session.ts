@@ -26,6 +26,17 @@ import {
 import { PathIndex } from './rules/tree.js';
 import { discardsContent, missingFile, patchableTexts, requireFresh } from './session-checks.js';
 import type { WorkspaceStore } from './store.js';
+import { putContents, readBlobs } from './store-blobs.js';
+import { checkpointManifest, commitCheckpoint } from './store-checkpoints.js';
+import {
+  currentManifest,
+  fileEntries,
+  filePaths,
+  pathNeighbours,
+  putEntries,
+  removeFiles,
+} from './store-files.js';
+import { recordReads } from './store-reads.js';
 import { workspaceCheckpoints } from './tables.js';
 import {
   type ChangedFile,
@@ -117,9 +128,9 @@ export class WorkspaceSessions {
     if (!canSee(access, path)) {
       throw new RecoverableToolError('path_not_visible', notVisibleMessage(path, access), { path });
     }
-    const [entry] = await this.store.entries(this.store.db, session.workspaceId, [path]);
+    const [entry] = await fileEntries(this.store.db, session.workspaceId, [path]);
     if (!entry) throw await missingFile(this.store.db, session.workspaceId, path);
-    const content = (await this.store.blobs(this.store.db, [entry.sha256])).get(entry.sha256)!;
+    const content = (await readBlobs(this.store.db, [entry.sha256])).get(entry.sha256)!;
     const text = decodeText(content);
     if (text === null) {
       throw new RecoverableToolError(
@@ -133,7 +144,7 @@ export class WorkspaceSessions {
     const outcome = selectRange(text, range, budget);
     if (!outcome.ok)
       throw new RecoverableToolError('invalid_range', `${outcome.message} ("${path}")`, { path });
-    await this.store.recordReads(this.store.db, session, [entry]);
+    await recordReads(this.store.db, session, [entry]);
     return { path, sha256: entry.sha256, size: entry.size, ...outcome.selection };
   }
 
@@ -145,7 +156,7 @@ export class WorkspaceSessions {
       if (!canWrite(access, path)) {
         throw new RecoverableToolError('path_not_writable', notWritableMessage(path, access), { path });
       }
-      const [current] = await this.store.entries(tx, workspace.id, [path]);
+      const [current] = await fileEntries(tx, workspace.id, [path]);
       if (current && input.mode === 'create') {
         throw new RecoverableToolError(
           'file_exists',
@@ -164,23 +175,22 @@ export class WorkspaceSessions {
         await requireFresh(tx, session, current, input.expectedHash);
       }
       if (!current) {
-        const conflict = new PathIndex(await this.store.neighbours(tx, workspace.id, path)).conflict(path);
+        const conflict = new PathIndex(await pathNeighbours(tx, workspace.id, path)).conflict(path);
         if (conflict) throw new RecoverableToolError(conflict.code, conflict.message, { path });
       }
       const previous =
         current && input.mode === 'append'
-          ? (await this.store.blobs(tx, [current.sha256])).get(current.sha256)!
+          ? (await readBlobs(tx, [current.sha256])).get(current.sha256)!
           : null;
       const content = previous
         ? Buffer.concat([previous, encodeText(input.content)])
         : encodeText(input.content);
-      const changes = await this.store.putContents(
+      const changes = await putContents(tx, workspace.id, [{ path, content }], current ? [current] : []);
+      const checkpoint = await commitCheckpoint(
         tx,
-        workspace.id,
-        [{ path, content }],
-        current ? [current] : [],
+        { journal, session, workspace },
+        { reason: 'write', label: null, changes: changes },
       );
-      const checkpoint = await this.store.commit(tx, journal, session, workspace, 'write', null, changes);
       const written = changes[0]!;
       return {
         path,
@@ -210,14 +220,14 @@ export class WorkspaceSessions {
           { path: blocked },
         );
       }
-      const before = await this.store.entries(tx, workspace.id, touched);
+      const before = await fileEntries(tx, workspace.id, touched);
       for (const entry of before) {
         if (discardsContent(parsed.patch, entry.path)) await requireFresh(tx, session, entry);
       }
-      const texts = await patchableTexts(this.store, tx, before);
+      const texts = await patchableTexts(tx, before);
       const snapshot = new Map<string, string>();
       // Only the touched files need their content; the others matter to the engine as names.
-      for (const path of await this.store.paths(tx, workspace.id)) snapshot.set(path, texts.get(path) ?? '');
+      for (const path of await filePaths(tx, workspace.id)) snapshot.set(path, texts.get(path) ?? '');
       const applied = applyParsedPatch(snapshot, parsed.patch);
       if (!applied.ok) throw patchError(applied.error);
       const written = touched.flatMap((path) => {
@@ -225,8 +235,8 @@ export class WorkspaceSessions {
         return after === undefined || after === texts.get(path) ? [] : [{ path, content: encodeText(after) }];
       });
       const removed = before.filter((entry) => !applied.files.has(entry.path)).map((entry) => entry.path);
-      const stored = await this.store.putContents(tx, workspace.id, written, before);
-      await this.store.removeFiles(tx, workspace.id, removed);
+      const stored = await putContents(tx, workspace.id, written, before);
+      await removeFiles(tx, workspace.id, removed);
       const final = new Map<string, { sha256?: string; size?: number }>(
         [...before, ...stored].map((e) => [e.path, e]),
       );
@@ -239,7 +249,11 @@ export class WorkspaceSessions {
           ...(now?.sha256 !== undefined ? { sha256: now.sha256, size: now.size! } : {}),
         };
       });
-      const checkpoint = await this.store.commit(tx, journal, session, workspace, 'patch', null, changes);
+      const checkpoint = await commitCheckpoint(
+        tx,
+        { journal, session, workspace },
+        { reason: 'patch', label: null, changes: changes },
+      );
       return { changes, checkpoint: refOf(checkpoint) };
     });
   }
@@ -247,7 +261,11 @@ export class WorkspaceSessions {
   async createCheckpoint(session: WorkspaceSession, label: string | null): Promise<CheckpointRow> {
     return session.transaction(async (tx, journal) => {
       const workspace = await this.store.lock(tx, session.workspaceId);
-      return this.store.commit(tx, journal, session, workspace, 'manual', label, null);
+      return commitCheckpoint(
+        tx,
+        { journal, session, workspace },
+        { reason: 'manual', label: label, changes: null },
+      );
     });
   }
 
@@ -279,8 +297,8 @@ export class WorkspaceSessions {
             eq(workspaceCheckpoints.number, workspace.lastCheckpoint),
           ),
         );
-      const wanted = await this.store.manifestOf(tx, target.id);
-      const current = await this.store.currentOf(tx, workspace.id);
+      const wanted = await checkpointManifest(tx, target.id);
+      const current = await currentManifest(tx, workspace.id);
       const diffs = compareManifests(
         new Map(current.map((e) => [e.path, e.sha256])),
         new Map(wanted.map((e) => [e.path, e.sha256])),
@@ -295,8 +313,8 @@ export class WorkspaceSessions {
       }
       const wantedByPath = new Map(wanted.map((e) => [e.path, e]));
       const put = diffs.flatMap((d) => (d.newSha256 === null ? [] : [wantedByPath.get(d.path)!]));
-      await this.store.putEntries(tx, workspace.id, put);
-      await this.store.removeFiles(
+      await putEntries(tx, workspace.id, put);
+      await removeFiles(
         tx,
         workspace.id,
         diffs.filter((d) => d.newSha256 === null).map((d) => d.path),
@@ -308,17 +326,10 @@ export class WorkspaceSessions {
           ...(d.newSha256 !== null ? { sha256: d.newSha256, size: wantedByPath.get(d.path)!.size } : {}),
         }),
       );
-      const checkpoint = await this.store.commit(
+      const checkpoint = await commitCheckpoint(
         tx,
-        journal,
-        session,
-        workspace,
-        'restore',
-        `restored #${number}`,
-        changes,
-        {
-          restoredFrom: target.id,
-        },
+        { journal, session, workspace },
+        { reason: 'restore', label: `restored #${number}`, changes, restoredFrom: target.id },
       );
       return {
         restored: refOf(target),
@@ -345,7 +356,7 @@ export class WorkspaceSessions {
           path: hidden,
         });
       }
-      const files = await this.store.currentOf(tx, workspace.id);
+      const files = await currentManifest(tx, workspace.id);
       const requirements = [...requiredArtifactsFor(this.config, session.profileId), ...declared];
       const problems = checkManifest(requirements, new Map(files.map((f) => [f.path, f.size])));
       if (problems.length > 0) {
@@ -357,7 +368,11 @@ export class WorkspaceSessions {
         (f) =>
           f.size > 0 && requirements.some((r) => (r.endsWith('/') ? isPathUnder(f.path, r) : f.path === r)),
       );
-      const checkpoint = await this.store.commit(tx, journal, session, workspace, 'finish', 'finish', null);
+      const checkpoint = await commitCheckpoint(
+        tx,
+        { journal, session, workspace },
+        { reason: 'finish', label: 'finish', changes: null },
+      );
       return { artifacts, checkpoint: refOf(checkpoint) };
     });
   }

@@ -1,69 +1,29 @@
-// Over 400 lines on purpose: files, blobs and checkpoints are one store whose writes share the same
-// transaction and revision rules; the path rules and session checks are already their own files.
-import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { ownerUserIdSchema } from '../../calls/index.js';
 import { badInput, notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';
-import { RecoverableToolError } from '../../core/tool-errors.js';
 import type { Db } from '../../db/client.js';
-import type { Executor, Tx } from '../../db/tx.js';
+import type { Tx } from '../../db/tx.js';
 import { DEFAULT_WORKSPACE_CONFIG, type WorkspaceConfig } from './rules/config.js';
-import { MAX_FILE_BYTES, sha256Hex } from './rules/content.js';
 import { checkWorkspacePath } from './rules/paths.js';
 import type { WorkspaceRoot } from './rules/roots.js';
-import { ancestorsOf } from './rules/tree.js';
-import {
-  type CheckpointReason,
-  workspaceBlobs,
-  workspaceCheckpointFiles,
-  workspaceCheckpoints,
-  workspaceFiles,
-  workspaceReads,
-  workspaces,
-} from './tables.js';
-import type {
-  ChangedFile,
-  CheckpointRow,
-  ManifestEntry,
-  WorkspaceFileRow,
-  WorkspaceJournal,
-  WorkspaceRow,
-  WorkspaceSession,
-} from './types.js';
-
-/** Journal payloads stay far below the 8 KiB limit; a long change list is cut and counted. */
-const CHANGES_PAYLOAD_BYTES = 4096;
-const INSERT_CHUNK = 500;
+import { readBlobs } from './store-blobs.js';
+import { checkpointManifest } from './store-checkpoints.js';
+import { workspaceCheckpoints, workspaceFiles, workspaces } from './tables.js';
+import type { CheckpointRow, ManifestEntry, WorkspaceFileRow, WorkspaceRow } from './types.js';
 
 const isUuid = (value: string) => z.uuid().safeParse(value).success;
 
-function boundedChanges(changes: readonly ChangedFile[]): { changes: ChangedFile[]; omittedChanges: number } {
-  const kept: ChangedFile[] = [];
-  let bytes = 0;
-  for (const change of changes) {
-    bytes += Buffer.byteLength(JSON.stringify(change));
-    if (bytes > CHANGES_PAYLOAD_BYTES) break;
-    kept.push(change);
-  }
-  return { changes: kept, omittedChanges: changes.length - kept.length };
-}
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
 /**
- * Where workspaces are kept (issue 4): files, content-addressed blobs and checkpoints. Lookups for
- * operators see every file; the storage steps take the caller's executor so that a change, its
- * automatic checkpoint and its journal events commit together, under the workspace's row lock,
- * which orders concurrent writers and numbers checkpoints without gaps. The roots a profile may
- * see and write are the sessions' business (session.ts), not the store's.
- *
- * Over 400 lines on purpose: every write here shares one row lock, checkpoint and journal event
- * per mutation, and splitting it would spread that one transaction shape over several files.
+ * Where workspaces are kept (issue 4): files, content-addressed blobs and checkpoints. This class
+ * holds the workspace rows (creating, locking, owning) and the lookups for operators, which see
+ * every file. The storage steps of a change take the caller's transaction so that the change, its
+ * automatic checkpoint and its journal events commit together, under the workspace's row lock
+ * (`lock`), which orders concurrent writers and numbers checkpoints without gaps; they live beside
+ * this class: current files in store-files.ts, blobs in store-blobs.ts, checkpoints in
+ * store-checkpoints.ts, what a run has read in store-reads.ts. The roots a profile may see and
+ * write are the sessions' business (session.ts), not the store's.
  */
 export class WorkspaceStore {
   constructor(
@@ -129,7 +89,7 @@ export class WorkspaceStore {
   }
 
   manifest(checkpointId: string): Promise<ManifestEntry[]> {
-    return this.manifestOf(this.db, checkpointId);
+    return checkpointManifest(this.db, checkpointId);
   }
 
   /** One file's bytes, now or at a checkpoint; null when it does not exist there. */
@@ -150,7 +110,7 @@ export class WorkspaceStore {
           .where(and(eq(workspaceFiles.workspaceId, workspaceId), eq(workspaceFiles.path, checked.path)));
     const entry = entries[0];
     if (!entry) return null;
-    const blobs = await this.blobs(this.db, [entry.sha256]);
+    const blobs = await readBlobs(this.db, [entry.sha256]);
     return { ...entry, content: blobs.get(entry.sha256)! };
   }
 
@@ -200,212 +160,5 @@ export class WorkspaceStore {
       .returning();
     if (!row) throw notFound(`no workspace ${workspaceId}`);
     return row;
-  }
-
-  manifestOf(executor: Executor, checkpointId: string): Promise<ManifestEntry[]> {
-    return executor
-      .select({
-        path: workspaceCheckpointFiles.path,
-        sha256: workspaceCheckpointFiles.sha256,
-        size: workspaceCheckpointFiles.size,
-      })
-      .from(workspaceCheckpointFiles)
-      .where(eq(workspaceCheckpointFiles.checkpointId, checkpointId))
-      .orderBy(asc(workspaceCheckpointFiles.path));
-  }
-
-  currentOf(executor: Executor, workspaceId: string): Promise<ManifestEntry[]> {
-    return executor
-      .select({ path: workspaceFiles.path, sha256: workspaceFiles.sha256, size: workspaceFiles.size })
-      .from(workspaceFiles)
-      .where(eq(workspaceFiles.workspaceId, workspaceId))
-      .orderBy(asc(workspaceFiles.path));
-  }
-
-  async paths(executor: Executor, workspaceId: string): Promise<Set<string>> {
-    const rows = await executor
-      .select({ path: workspaceFiles.path })
-      .from(workspaceFiles)
-      .where(eq(workspaceFiles.workspaceId, workspaceId));
-    return new Set(rows.map((r) => r.path));
-  }
-
-  async entries(executor: Executor, workspaceId: string, paths: readonly string[]): Promise<ManifestEntry[]> {
-    if (paths.length === 0) return [];
-    return executor
-      .select({ path: workspaceFiles.path, sha256: workspaceFiles.sha256, size: workspaceFiles.size })
-      .from(workspaceFiles)
-      .where(and(eq(workspaceFiles.workspaceId, workspaceId), inArray(workspaceFiles.path, [...paths])));
-  }
-
-  /** Files that decide whether `path` may become a file: those inside it and its ancestors. */
-  async neighbours(executor: Executor, workspaceId: string, path: string): Promise<string[]> {
-    const ancestors = ancestorsOf(path);
-    const rows = await executor
-      .select({ path: workspaceFiles.path })
-      .from(workspaceFiles)
-      .where(
-        and(
-          eq(workspaceFiles.workspaceId, workspaceId),
-          ancestors.length > 0
-            ? sql`(starts_with(${workspaceFiles.path}, ${`${path}/`}) or ${inArray(workspaceFiles.path, ancestors)})`
-            : sql`starts_with(${workspaceFiles.path}, ${`${path}/`})`,
-        ),
-      )
-      .limit(1);
-    return rows.map((r) => r.path);
-  }
-
-  async blobs(executor: Executor, hashes: readonly string[]): Promise<Map<string, Buffer>> {
-    const unique = [...new Set(hashes)];
-    const found = new Map<string, Buffer>();
-    for (const chunk of chunks(unique, INSERT_CHUNK)) {
-      const rows = await executor
-        .select({ sha256: workspaceBlobs.sha256, content: workspaceBlobs.content })
-        .from(workspaceBlobs)
-        .where(inArray(workspaceBlobs.sha256, chunk));
-      for (const row of rows) found.set(row.sha256, row.content);
-    }
-    return found;
-  }
-
-  async recordReads(executor: Executor, session: WorkspaceSession, entries: readonly ManifestEntry[]) {
-    if (!session.runId || entries.length === 0) return;
-    const runId = session.runId;
-    await executor
-      .insert(workspaceReads)
-      .values(
-        entries.map((e) => ({ runId, workspaceId: session.workspaceId, path: e.path, sha256: e.sha256 })),
-      )
-      .onConflictDoUpdate({
-        target: [workspaceReads.runId, workspaceReads.workspaceId, workspaceReads.path],
-        set: { sha256: sql`excluded.sha256`, readAt: sql`now()` },
-      });
-  }
-
-  /** Stores new contents (blobs once per hash) and points the files at them; returns what changed. */
-  async putContents(
-    tx: Tx,
-    workspaceId: string,
-    files: ReadonlyArray<{ path: string; content: Buffer }>,
-    before: readonly ManifestEntry[],
-  ): Promise<ChangedFile[]> {
-    const existed = new Set(before.map((e) => e.path));
-    const stored = files.map((f) => ({ ...f, sha256: sha256Hex(f.content), size: f.content.length }));
-    const tooLarge = stored.find((f) => f.size > MAX_FILE_BYTES);
-    if (tooLarge) {
-      throw new RecoverableToolError(
-        'file_too_large',
-        `"${tooLarge.path}" would be ${tooLarge.size} bytes; a workspace file may hold at most ${MAX_FILE_BYTES}. Nothing was written.`,
-        { path: tooLarge.path },
-      );
-    }
-    const uniqueBlobs = [...new Map(stored.map((f) => [f.sha256, f])).values()];
-    for (const chunk of chunks(uniqueBlobs, 50)) {
-      await tx
-        .insert(workspaceBlobs)
-        .values(chunk.map((f) => ({ sha256: f.sha256, size: f.size, content: f.content })))
-        .onConflictDoNothing();
-    }
-    await this.putEntries(tx, workspaceId, stored);
-    return stored.map((f) => ({
-      path: f.path,
-      kind: existed.has(f.path) ? 'update' : 'add',
-      sha256: f.sha256,
-      size: f.size,
-    }));
-  }
-
-  /** Points files at blobs that already exist. */
-  async putEntries(tx: Tx, workspaceId: string, entries: readonly ManifestEntry[]): Promise<void> {
-    for (const chunk of chunks(entries, INSERT_CHUNK)) {
-      await tx
-        .insert(workspaceFiles)
-        .values(chunk.map((e) => ({ workspaceId, path: e.path, sha256: e.sha256, size: e.size })))
-        .onConflictDoUpdate({
-          target: [workspaceFiles.workspaceId, workspaceFiles.path],
-          set: { sha256: sql`excluded.sha256`, size: sql`excluded.size`, updatedAt: sql`now()` },
-        });
-    }
-  }
-
-  async removeFiles(tx: Tx, workspaceId: string, paths: readonly string[]): Promise<void> {
-    for (const chunk of chunks(paths, INSERT_CHUNK)) {
-      await tx
-        .delete(workspaceFiles)
-        .where(and(eq(workspaceFiles.workspaceId, workspaceId), inArray(workspaceFiles.path, chunk)));
-    }
-  }
-
-  /**
-   * Ends a change: the next checkpoint (a copy of the current manifest), what the run now knows
-   * of the files it wrote, and the journal events — all in the caller's transaction.
-   */
-  async commit(
-    tx: Tx,
-    journal: WorkspaceJournal,
-    session: WorkspaceSession,
-    workspace: WorkspaceRow,
-    reason: CheckpointReason,
-    label: string | null,
-    changes: readonly ChangedFile[] | null,
-    extra: { restoredFrom?: string } = {},
-  ): Promise<CheckpointRow> {
-    const number = workspace.lastCheckpoint + 1;
-    await tx
-      .update(workspaces)
-      .set({ lastCheckpoint: number, updatedAt: new Date() })
-      .where(eq(workspaces.id, workspace.id));
-    const [stats] = await tx
-      .select({
-        files: sql<number>`count(*)::int`,
-        bytes: sql<string>`coalesce(sum(${workspaceFiles.size}), 0)::bigint`,
-      })
-      .from(workspaceFiles)
-      .where(eq(workspaceFiles.workspaceId, workspace.id));
-    const [checkpoint] = await tx
-      .insert(workspaceCheckpoints)
-      .values({
-        workspaceId: workspace.id,
-        number,
-        reason,
-        label,
-        restoredFrom: extra.restoredFrom ?? null,
-        runId: session.runId,
-        callId: session.callId,
-        createdBy: session.actor,
-        fileCount: Number(stats!.files),
-        totalBytes: Number(stats!.bytes),
-      })
-      .returning();
-    await tx.execute(sql`
-      insert into ${workspaceCheckpointFiles} (checkpoint_id, path, sha256, size)
-      select ${checkpoint!.id}::uuid, path, sha256, size from ${workspaceFiles}
-      where workspace_id = ${workspace.id}`);
-    if (reason !== 'restore') {
-      await this.recordReads(
-        tx,
-        session,
-        (changes ?? []).flatMap((c) =>
-          c.sha256 === undefined ? [] : [{ path: c.path, sha256: c.sha256, size: c.size ?? 0 }],
-        ),
-      );
-    }
-    const ref = { workspaceId: workspace.id, checkpointId: checkpoint!.id, checkpoint: number };
-    const events: Parameters<WorkspaceJournal>[0] = [];
-    if (changes)
-      events.push({ type: 'workspace_changed', payload: { ...ref, reason, ...boundedChanges(changes) } });
-    events.push({
-      type: 'checkpoint_created',
-      payload: {
-        ...ref,
-        reason,
-        label,
-        fileCount: checkpoint!.fileCount,
-        restoredFrom: extra.restoredFrom ?? null,
-      },
-    });
-    await journal(events);
-    return checkpoint!;
   }
 }

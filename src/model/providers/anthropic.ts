@@ -1,10 +1,9 @@
-import { isJsonObject } from '../../core/json.js';
+import { isJsonObject, type JsonObject } from '../../core/json.js';
 import type { JsonSchema, ToolSpec } from '../../core/tool-spec.js';
 import {
   argumentsObject,
   decodeArgumentObject,
   decodeArgumentString,
-  type JsonObject,
   records,
   resolveCall,
   str,

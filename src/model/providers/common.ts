@@ -5,8 +5,6 @@ import type { BuiltInToolError } from '../../core/tool-error-codes.js';
 import { type ToolNameMap, toolNameOf } from './names.js';
 import type { ParsedCall, ProviderKind, TurnPart } from './types.js';
 
-export type { JsonObject };
-
 /** Provider payloads are untrusted input: anything that is not a list of objects reads as empty. */
 export function records(value: unknown): JsonObject[] {
   return Array.isArray(value) ? value.filter(isJsonObject) : [];

@@ -1,9 +1,8 @@
-import { isJsonObject } from '../../core/json.js';
+import { isJsonObject, type JsonObject } from '../../core/json.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import {
   argumentsObject,
   decodeArgumentObject,
-  type JsonObject,
   metadataOf,
   records,
   resolveCall,

@@ -1,14 +1,6 @@
-import { isJsonObject } from '../../core/json.js';
+import { isJsonObject, type JsonObject } from '../../core/json.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
-import {
-  argumentsJson,
-  decodeArgumentString,
-  type JsonObject,
-  records,
-  resolveCall,
-  str,
-  syntheticCallId,
-} from './common.js';
+import { argumentsJson, decodeArgumentString, records, resolveCall, str, syntheticCallId } from './common.js';
 import { prepareTools } from './declarations.js';
 import { nativeNameOf, OPENAI_NAME_RULES, type ToolNameMap } from './names.js';
 import { answerCalls } from './tool-results.js';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { createLogger } from '../../../src/app/logger.js';
 import { createServices, type Services } from '../../../src/app/services.js';
 import { rowsOf } from '../../../src/db/tx.js';
-import { RANK_WINDOW } from '../../../src/features/chat/service.js';
+import { RANK_WINDOW } from '../../../src/features/chat/shapes.js';
 import { createTestDatabase, type TestDatabase } from '../../support/database.js';
 import { generateChatJsonl, plantedMessageIndices } from '../../support/generate-chat.js';
 

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
 import { rowsOf } from '../../../src/db/tx.js';
-import { RANK_WINDOW } from '../../../src/features/chat/service.js';
+import { RANK_WINDOW } from '../../../src/features/chat/shapes.js';
 import { chatJsonl } from '../../support/chat.js';
 import { dbTest as test } from '../../support/fixtures.js';
 import { generateChatJsonl } from '../../support/generate-chat.js';

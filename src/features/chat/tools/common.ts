@@ -3,12 +3,8 @@ import { integer, objectSchema, textParts } from '../../../calls/tool-kit.js';
 import { DomainError } from '../../../core/errors.js';
 import { RecoverableToolError } from '../../../core/tool-errors.js';
 import { chatRoles } from '../rules/jsonl.js';
-import {
-  type ChatService,
-  HISTORY_DEFAULT_LIMIT,
-  HISTORY_DEFAULT_MAX_CHARS,
-  type HistoryPage,
-} from '../service.js';
+import type { ChatService } from '../service.js';
+import { HISTORY_DEFAULT_LIMIT, HISTORY_DEFAULT_MAX_CHARS, type HistoryPage } from '../shapes.js';
 
 /**
  * The run's chat decides what the chat tools see; a run without one has no history to read. The

@@ -11,7 +11,8 @@ import {
 } from '../../../calls/tool-kit.js';
 import { chatRoles } from '../rules/jsonl.js';
 import { MAX_TERM_LENGTH, MAX_TERMS } from '../rules/search.js';
-import { type ChatService, RANK_WINDOW, SEARCH_DEFAULT_LIMIT, type SearchResult } from '../service.js';
+import type { ChatService } from '../service.js';
+import { RANK_WINDOW, SEARCH_DEFAULT_LIMIT, type SearchResult } from '../shapes.js';
 import { onRunChat, roleSchema, SUMMARY_FIELD } from './common.js';
 
 const args = defineArguments({

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../common.js';
+import type { JsonObject } from '../../../core/json.js';
 import { typesOf } from './nodes.js';
 import type { Context } from './report.js';
 

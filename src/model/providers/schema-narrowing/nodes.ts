@@ -1,5 +1,4 @@
-import { isJsonObject } from '../../../core/json.js';
-import type { JsonObject } from '../common.js';
+import { isJsonObject, type JsonObject } from '../../../core/json.js';
 
 export function pointer(path: string, ...segments: Array<string | number>): string {
   return segments.reduce<string>(

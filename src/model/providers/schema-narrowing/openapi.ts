@@ -1,5 +1,4 @@
-import { isJsonObject } from '../../../core/json.js';
-import type { JsonObject } from '../common.js';
+import { isJsonObject, type JsonObject } from '../../../core/json.js';
 import type { Context } from './report.js';
 
 export function foldTypeArray(node: JsonObject, path: string, ctx: Context): JsonObject {

@@ -1,5 +1,5 @@
+import type { JsonObject } from '../../../core/json.js';
 import type { JsonSchema } from '../../../core/tool-spec.js';
-import type { JsonObject } from '../common.js';
 import type { Rules } from './targets.js';
 
 export const narrowingActions = ['dropped', 'rewritten'] as const;

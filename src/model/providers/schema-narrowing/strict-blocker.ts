@@ -1,6 +1,5 @@
-import { isJsonObject } from '../../../core/json.js';
+import { isJsonObject, type JsonObject } from '../../../core/json.js';
 import type { JsonSchema } from '../../../core/tool-spec.js';
-import type { JsonObject } from '../common.js';
 import { isObjectNode, pointer, resolveRef } from './nodes.js';
 
 function findRecursion(node: unknown, root: JsonObject, stack: readonly string[]): string | null {

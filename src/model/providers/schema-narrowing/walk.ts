@@ -1,6 +1,5 @@
-import { isJsonObject } from '../../../core/json.js';
+import { isJsonObject, type JsonObject } from '../../../core/json.js';
 import type { JsonSchema } from '../../../core/tool-spec.js';
-import type { JsonObject } from '../common.js';
 import { closeObject } from './close-objects.js';
 import { checkFormat, dropUnsupported } from './keywords.js';
 import { mergeAllOf, normalizeRoot } from './merge.js';
