@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { graphqlErrorCodes } from '../../src/core/graphql-error-codes.js';
 import { builtInErrorCodes, toolErrorCodes, toolErrorSources } from '../../src/core/tool-error-codes.js';
@@ -36,6 +38,37 @@ describe('built-in error codes', () => {
 
   test("let a tool from outside the server's families name its own code", () => {
     expect(new RecoverableToolError({ own: 'no_hits' }, 'Nothing matched.').code).toBe('no_hits');
+  });
+});
+
+/** Every `kind: '…', code: '…'` an error literal in src/ spells out, and every other lower-case `code: '…'`. */
+function literalsInSource() {
+  const src = new URL('../../src/', import.meta.url).pathname;
+  const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+  const pairs: { file: string; kind: string; code: string }[] = [];
+  const codes: { file: string; code: string }[] = [];
+  for (const file of files) {
+    const text = readFileSync(join(src, file), 'utf8');
+    for (const m of text.matchAll(/kind: '([A-Z_]+)',\s*code: '([a-z_]+)'/g))
+      pairs.push({ file, kind: m[1]!, code: m[2]! });
+    for (const m of text.matchAll(/\bcode: '([a-z][a-z_]*)'/g)) codes.push({ file, code: m[1]! });
+  }
+  return { pairs, codes };
+}
+
+describe('error codes spelled out in src/ (a backstop for literals the compiler does not check)', () => {
+  const { pairs, codes } = literalsInSource();
+  const table: Record<string, { kinds: readonly string[] }> = toolErrorCodes;
+
+  test('each is in the table, under the kind it is given', () => {
+    expect(pairs.length).toBeGreaterThan(10);
+    for (const { file, kind, code } of pairs)
+      expect(table[code]?.kinds, `${code} in ${file}`).toContain(kind);
+  });
+
+  test("each lower-case code: '…' is a tool error code (zod's issue code `custom` aside)", () => {
+    for (const { file, code } of codes)
+      if (code !== 'custom') expect(builtInErrorCodes, `${code} in ${file}`).toContain(code);
   });
 });
 
