@@ -35,7 +35,8 @@ export const toolErrorCodes = {
   tool_not_available: {
     source: 'lifecycle',
     kinds: ['POLICY_DENIED'],
-    meaning: "Policy does not let this run call the tool (hidden, denied or outside the run's profile).",
+    meaning:
+      'Policy does not let this caller call the tool (denied, disabled, outside the plan node, USER_ONLY for an agent, allowed by no rule); the message names the deciding rule.',
   },
   invalid_arguments: {
     source: 'lifecycle',
