@@ -1,32 +1,16 @@
-// `npm start` runs dist/; this rebuilds it first when it is missing or older than a source file, so
-// a fresh clone, a pull or an edit never starts yesterday's server. Concurrent starts build once.
+// `npm start` runs dist/; this builds it first when it is missing or was built from other sources
+// (build-stamp.mjs compares contents, so a fresh clone, whose `npm ci` has just built, starts at
+// once, and a pull or an edit never starts yesterday's server). Concurrent starts build once.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isStale } from './build-stamp.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
-const stamp = join(root, 'dist', '.build-stamp');
 const lock = join(root, 'dist.building');
 
-function newest(path) {
-  const info = statSync(path);
-  if (!info.isDirectory()) return info.mtimeMs;
-  return Math.max(info.mtimeMs, ...readdirSync(path).map((name) => newest(join(path, name))));
-}
-
-function stale() {
-  let built;
-  try {
-    built = statSync(stamp).mtimeMs;
-  } catch {
-    return true;
-  }
-  const inputs = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
-  return inputs.some((input) => newest(join(root, input)) > built);
-}
-
-if (stale()) {
+if (isStale(root)) {
   for (;;) {
     try {
       mkdirSync(lock);
@@ -38,15 +22,9 @@ if (stale()) {
     }
   }
   try {
-    if (stale()) {
-      process.stderr.write(
-        'dist/ is missing or older than src/: building the server (npm run build:server)\n',
-      );
-      const started = new Date();
-      execFileSync('npm', ['run', '-s', 'build:server'], { cwd: root, stdio: 'inherit' });
-      // Stamped with the time the build began: a file edited during the build makes the next start rebuild.
-      writeFileSync(stamp, '');
-      utimesSync(stamp, started, started);
+    if (isStale(root)) {
+      process.stderr.write('dist/ is missing or was built from other sources: building the server\n');
+      execFileSync(process.execPath, [join(root, 'scripts', 'build-server.mjs')], { stdio: 'inherit' });
     }
   } finally {
     rmdirSync(lock);

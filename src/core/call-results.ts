@@ -28,19 +28,19 @@ export function denialResult(callId: string, error: ToolError, decision: Decisio
   });
 }
 
-export const policyDenied = (name: string, reason: string): BuiltInToolError => ({
+export const policyDenied = (name: string, reason: string): BuiltInToolError<'POLICY_DENIED'> => ({
   kind: 'POLICY_DENIED',
   code: 'tool_not_available',
   message: `The tool ${name} is not available to you: ${reason}. Do not call it again; continue without it.`,
 });
 
-export const unknownTool = (name: string): BuiltInToolError => ({
+export const unknownTool = (name: string): BuiltInToolError<'POLICY_DENIED'> => ({
   kind: 'POLICY_DENIED',
   code: 'unknown_tool',
   message: `There is no tool named ${name}. Use only the tools you were given.`,
 });
 
-export function invalidArguments(name: string, issues: ValidationIssue[]): BuiltInToolError {
+export function invalidArguments(name: string, issues: ValidationIssue[]): BuiltInToolError<'RECOVERABLE'> {
   const lines = issues.map((i) => `- ${i.path}: ${i.message}`).join('\n');
   return {
     kind: 'RECOVERABLE',
@@ -49,13 +49,17 @@ export function invalidArguments(name: string, issues: ValidationIssue[]): Built
   };
 }
 
-export const argumentsTooLarge = (name: string, bytes: number, limit: number): BuiltInToolError => ({
+export const argumentsTooLarge = (
+  name: string,
+  bytes: number,
+  limit: number,
+): BuiltInToolError<'RECOVERABLE'> => ({
   kind: 'RECOVERABLE',
   code: 'invalid_arguments',
   message: `The arguments for ${name} are ${bytes} bytes of JSON; at most ${limit} are accepted. Send less and call the tool again.`,
 });
 
-export const budgetExhausted = (name: string): BuiltInToolError => ({
+export const budgetExhausted = (name: string): BuiltInToolError<'RECOVERABLE'> => ({
   kind: 'RECOVERABLE',
   code: 'budget_exhausted',
   message: `The call budget for ${name} in this run is used up. Continue without calling it again.`,
@@ -67,7 +71,7 @@ export const approvalDenied = (
   by: string,
   reason: string | null,
   feedback: string | null = null,
-): BuiltInToolError => ({
+): BuiltInToolError<'POLICY_DENIED'> => ({
   kind: 'POLICY_DENIED',
   code: 'approval_denied',
   message: feedback
@@ -76,32 +80,32 @@ export const approvalDenied = (
 });
 
 /** Never worded as a denial: nobody said no, so the model may ask again. */
-export const approvalExpired = (name: string): BuiltInToolError => ({
+export const approvalExpired = (name: string): BuiltInToolError<'RECOVERABLE'> => ({
   kind: 'RECOVERABLE',
   code: 'approval_expired',
   message: `No one decided in time on the call to ${name}, so it did not run; you may ask again.`,
 });
 
-export const callCancelled = (name: string): BuiltInToolError => ({
+export const callCancelled = (name: string): BuiltInToolError<'RECOVERABLE'> => ({
   kind: 'RECOVERABLE',
   code: 'cancelled',
   message: `The call to ${name} was cancelled before it finished; the run was stopped.`,
 });
 
-export const callTimedOut = (name: string, ms: number): BuiltInToolError => ({
+export const callTimedOut = (name: string, ms: number): BuiltInToolError<'RECOVERABLE'> => ({
   kind: 'RECOVERABLE',
   code: 'timeout',
   message: `The call to ${name} did not finish within ${ms} ms and was abandoned. Try a smaller request or continue without it.`,
 });
 
 /** Never worded as a denial: the call may have partly run. */
-export const callInterrupted = (name: string): BuiltInToolError => ({
+export const callInterrupted = (name: string): BuiltInToolError<'SYSTEM_FAILURE'> => ({
   kind: 'SYSTEM_FAILURE',
   code: 'interrupted',
   message: `The call to ${name} was interrupted: the server running it stopped before it finished, and it may have partly run.`,
 });
 
-export const noExecutor = (name: string): BuiltInToolError => ({
+export const noExecutor = (name: string): BuiltInToolError<'RECOVERABLE'> => ({
   kind: 'RECOVERABLE',
   code: 'tool_unavailable',
   message: `The tool ${name} cannot be run right now (no executor is available for it).`,
@@ -112,7 +116,7 @@ export const toolCannotRun = (
   name: string,
   code: 'tool_unavailable' | 'mcp_not_connected' | 'extension_not_connected',
   reason: string,
-): BuiltInToolError => ({
+): BuiltInToolError<'RECOVERABLE'> => ({
   kind: 'RECOVERABLE',
   code,
   message: `The tool ${name} cannot run now: ${reason}. Continue without it or try again later.`,

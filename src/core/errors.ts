@@ -1,17 +1,12 @@
-/**
- * Errors that cross a service boundary carry a stable code. The GraphQL layer turns them into
- * `extensions.code`; anything that is not a DomainError is an internal bug and gets masked.
- */
-export type DomainErrorCode =
-  | 'BAD_USER_INPUT'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'FORBIDDEN'
-  | 'UNAUTHENTICATED'
-  | 'FAILED_PRECONDITION'
-  /** A context preset's FAIL rule: a prompt component (or the whole frame) is over its token budget. */
-  | 'CONTEXT_BUDGET_EXCEEDED';
+import type { DomainErrorCode } from './graphql-error-codes.js';
 
+export type { DomainErrorCode } from './graphql-error-codes.js';
+
+/**
+ * Errors that cross a service boundary carry a stable code (graphql-error-codes.ts lists them). The
+ * GraphQL layer turns them into `extensions.code`; anything that is not a DomainError is an internal
+ * bug and gets masked.
+ */
 export class DomainError extends Error {
   readonly code: DomainErrorCode;
   readonly details: Record<string, unknown> | undefined;

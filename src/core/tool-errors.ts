@@ -1,4 +1,4 @@
-import type { BuiltInErrorCode, OwnErrorCode } from './tool-error-codes.js';
+import type { BuiltInErrorCode, ErrorCodeOfKind, OwnErrorCode } from './tool-error-codes.js';
 import type { ToolErrorKind } from './tool-result.js';
 
 const codeOf = (code: BuiltInErrorCode | OwnErrorCode): string =>
@@ -12,7 +12,7 @@ export class RecoverableToolError extends Error {
   readonly kind: ToolErrorKind = 'RECOVERABLE';
   readonly code: string;
   constructor(
-    code: BuiltInErrorCode | OwnErrorCode,
+    code: ErrorCodeOfKind<'RECOVERABLE'> | OwnErrorCode,
     message: string,
     readonly structured?: unknown,
   ) {
@@ -26,7 +26,7 @@ export class RecoverableToolError extends Error {
 export class SystemFailure extends Error {
   readonly kind: ToolErrorKind = 'SYSTEM_FAILURE';
   readonly code: string;
-  constructor(code: BuiltInErrorCode | OwnErrorCode, message: string) {
+  constructor(code: ErrorCodeOfKind<'SYSTEM_FAILURE'> | OwnErrorCode, message: string) {
     super(message);
     this.name = 'SystemFailure';
     this.code = codeOf(code);

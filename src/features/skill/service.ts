@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';
 import { patternMatches } from '../../core/policy-pattern.js';
-import type { BuiltInErrorCode } from '../../core/tool-error-codes.js';
+import type { ErrorCodeOfKind } from '../../core/tool-error-codes.js';
 import { RecoverableToolError } from '../../core/tool-errors.js';
 import type { Db } from '../../db/client.js';
 import { rowsOf } from '../../db/tx.js';
@@ -107,7 +107,7 @@ export interface SkillReadScope {
 }
 
 function budgetError(
-  code: BuiltInErrorCode,
+  code: ErrorCodeOfKind<'RECOVERABLE'>,
   message: string,
   budget: SkillReadResult['budget'],
 ): RecoverableToolError {
