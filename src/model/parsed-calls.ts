@@ -1,6 +1,7 @@
 /** What a parsed model response's calls become before they are requested. */
 import { isJsonObject } from '../core/json.js';
 import type { ToolCallRequest } from '../core/tool-call.js';
+import type { BuiltInToolError } from '../core/tool-error-codes.js';
 import type { ToolError } from '../core/tool-result.js';
 import { type NameRules, registeredToolOf } from './providers/names.js';
 import type { ParsedResponse } from './providers/types.js';
@@ -61,7 +62,7 @@ export function resolveUnoffered(
   };
 }
 
-const invalidShape = (name: string): ToolError => ({
+const invalidShape = (name: string): BuiltInToolError<'RECOVERABLE'> => ({
   kind: 'RECOVERABLE',
   code: 'invalid_arguments',
   message: `The arguments for "${name}" are not a JSON object.`,

@@ -1,5 +1,6 @@
 import { callTimedOut, errorResult, noExecutor } from '../../core/call-results.js';
 import type { Logger } from '../../core/logger.js';
+import type { BuiltInToolError } from '../../core/tool-error-codes.js';
 import { RecoverableToolError, SystemFailure } from '../../core/tool-errors.js';
 import type { ToolError, ToolResult } from '../../core/tool-result.js';
 import type { Db } from '../../db/client.js';
@@ -112,18 +113,21 @@ export function outcomeOfThrow(
   }
   if (error instanceof SystemFailure)
     return failed(call, { kind: 'SYSTEM_FAILURE', code: error.code, message: error.message });
-  if (aborted)
-    return failed(call, {
+  if (aborted) {
+    const cancelled: BuiltInToolError<'RECOVERABLE'> = {
       kind: 'RECOVERABLE',
       code: 'cancelled',
       message: `The call to ${call.name} was cancelled.`,
-    });
+    };
+    return failed(call, cancelled);
+  }
   logger.error({ err: error, callId: call.id, tool: call.name }, 'tool threw an unexpected error');
-  return failed(call, {
+  const crashed: BuiltInToolError<'SYSTEM_FAILURE'> = {
     kind: 'SYSTEM_FAILURE',
     code: 'tool_crashed',
     message: `The tool ${call.name} failed unexpectedly: ${(error as Error).message ?? String(error)}`,
-  });
+  };
+  return failed(call, crashed);
 }
 
 export function failed(call: Pick<ToolCallRow, 'id'>, error: ToolError, structured?: unknown): CallOutcome {
