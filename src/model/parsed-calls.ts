@@ -2,7 +2,6 @@
 import { isJsonObject } from '../core/json.js';
 import type { ToolCallRequest } from '../core/tool-call.js';
 import type { BuiltInToolError } from '../core/tool-error-codes.js';
-import type { ToolError } from '../core/tool-result.js';
 import { type NameRules, registeredToolOf } from './providers/names.js';
 import type { ParsedResponse } from './providers/types.js';
 
