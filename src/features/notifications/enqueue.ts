@@ -125,7 +125,11 @@ interface Owed {
   now: Date;
 }
 
-async function enqueue(tx: Tx, links: ApprovalLinks, { target, kind, event, call, now }: Owed): Promise<void> {
+async function enqueue(
+  tx: Tx,
+  links: ApprovalLinks,
+  { target, kind, event, call, now }: Owed,
+): Promise<void> {
   const deliveryId = randomUUID();
   const link =
     target.consoleUrl && kind !== 'CALL_DECIDED'
