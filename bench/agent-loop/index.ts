@@ -46,8 +46,8 @@ export async function main(args: string[]): Promise<void> {
     process.stdout.write(
       `agent loop, ${format}, ${rounds} rounds per loop, ${database.driver}; fake model answers at once\n`,
     );
-    await measure(services, principal, 'sequential', runs, 1, rounds);
-    await measure(services, principal, `${runs} loops at once`, runs, runs, rounds);
+    await measure(services, principal, 'sequential', { runs, parallel: 1, rounds });
+    await measure(services, principal, `${runs} loops at once`, { runs, parallel: runs, rounds });
   } finally {
     await provider.close();
     await services.stop();
@@ -56,13 +56,18 @@ export async function main(args: string[]): Promise<void> {
   }
 }
 
+/** How many loops one measurement runs, how many of them at once, and the rounds of each. */
+interface Load {
+  runs: number;
+  parallel: number;
+  rounds: number;
+}
+
 async function measure(
   services: Services,
   principal: ReturnType<typeof adminPrincipal>,
   label: string,
-  runs: number,
-  parallel: number,
-  rounds: number,
+  { runs, parallel, rounds }: Load,
 ) {
   const loopOnce = async () => {
     const began = performance.now();

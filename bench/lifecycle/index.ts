@@ -219,7 +219,10 @@ export async function main(args: string[]): Promise<void> {
   printTargets(figures, peer);
 
   if (subscribers > 0) {
-    await measureSubscriptions(endpoint, admin.secret, agent, approver, subscribers, decisions);
+    await measureSubscriptions(
+      { endpoint, adminSecret: admin.secret, agent, approver },
+      { subscribers, decisions },
+    );
   }
 
   await Promise.all(followers.map((f) => f.close()));

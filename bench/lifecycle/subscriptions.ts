@@ -2,18 +2,28 @@ import { fork } from 'node:child_process';
 import { approveCall, createRun, type Gql, requestCall } from './api.js';
 import { fmt, percentile, settle } from './measure.js';
 
+/** The server under measure and the clients that act on it. */
+interface BenchServer {
+  endpoint: string;
+  adminSecret: string;
+  agent: Gql;
+  approver: Gql;
+}
+
+/** How many idle subscriptions to open, and how many approvals to time through them. */
+interface SubscriptionLoad {
+  subscribers: number;
+  decisions: number;
+}
+
 /**
  * Opens `subscribers` idle graphql-ws journal subscriptions from a child process (so the server's
  * memory per subscription is measured alone), then times how long each of `decisions` approvals
  * takes to reach every one of them.
  */
 export async function measureSubscriptions(
-  endpoint: string,
-  adminSecret: string,
-  agent: Gql,
-  approver: Gql,
-  subscribers: number,
-  decisions: number,
+  { endpoint, adminSecret, agent, approver }: BenchServer,
+  { subscribers, decisions }: SubscriptionLoad,
 ) {
   const rssBefore = await settle();
   const child = fork(

@@ -213,10 +213,10 @@ export function createServices(database: Database, logger: Logger, options: Serv
     answers: new ExtensionAnswerService(db),
   });
   const mcpServers = new McpServerService(db, invalidations);
-  const mcpConnections = new McpConnectionManager(db, invalidations, bus, logger, {
-    ...defaultConnectionOptions,
-    ...options.mcp,
-  });
+  const mcpConnections = new McpConnectionManager(
+    { db, changes: invalidations, bus, logger },
+    { ...defaultConnectionOptions, ...options.mcp },
+  );
   mcpServers.onChange((name) => mcpConnections.reconcile(name));
 
   // One list of executors: the dispatcher runs calls on them, and policy offers only tools one of them can run now.
@@ -236,7 +236,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
       : { approvalExpiryWarningMs: options.approvalExpiryWarningMs }),
     ...options.dispatcher,
   };
-  const dispatcher = new Dispatcher(db, runs, registry, executors, bus, logger, dispatcherOptions);
+  const dispatcher = new Dispatcher({ db, runs, registry, executors, bus, logger }, dispatcherOptions);
   const grants = new GrantService(db, runs, policy, checkWorkspacePath, invalidations);
   const notifierOptions = { ...defaultNotifierOptions, ...options.notifications };
   const approvalLinks = new ApprovalLinks(db, {
@@ -245,7 +245,10 @@ export function createServices(database: Database, logger: Logger, options: Serv
     now: notifierOptions.now,
   });
   const notifications = new NotificationService(db, approvalLinks, invalidations);
-  const notifier = new Notifier(db, approvalLinks, bus, invalidations, logger, notifierOptions);
+  const notifier = new Notifier(
+    { db, links: approvalLinks, bus, changes: invalidations, logger },
+    notifierOptions,
+  );
   // Every port of the lifecycle, plugged here at once: the features it calls out to are not its imports.
   const calls = new ToolCallService(
     { db, runs, registry, policy },
@@ -260,7 +263,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
   const journalAccess = new JournalAccess(db, runs, calls);
   const modelConnections = new ModelConnectionService(db);
   const agentRuns = new AgentRunService(db, runs, modelConnections);
-  const context = new ContextService(db, runs, chats, worldInfo, workspaces, agentRuns);
+  const context = new ContextService({ db, runs, chats, worldInfo, workspaces, prompts: agentRuns });
   const models = new ModelService(db, runs, policy, calls, context);
   const providerClient = new ProviderClient(logger, { ...DEFAULT_RETRY_POLICY, ...options.modelRetry });
   const agentOutput = new ModelOutputHub(database, logger);

@@ -92,11 +92,13 @@ export async function watchedNotifier(services: Services, clock: SteppedClock) {
     },
   }) as Db;
   const notifier = new Notifier(
-    db,
-    services.notifications.links,
-    services.bus,
-    services.invalidations,
-    createLogger('silent'),
+    {
+      db,
+      links: services.notifications.links,
+      bus: services.bus,
+      changes: services.invalidations,
+      logger: createLogger('silent'),
+    },
     { ...defaultNotifierOptions, ...notificationOptions(clock).notifications },
   );
   await notifier.start();

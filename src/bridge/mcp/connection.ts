@@ -58,6 +58,25 @@ export const defaultConnectionOptions: ConnectionOptions = {
   backoffMaxMs: 30_000,
 };
 
+/** What a connection needs from its process. */
+export interface ConnectionDeps {
+  /** Registry writes notify every process's registry cache through it. */
+  changes: Invalidations;
+  logger: Logger;
+  options: ConnectionOptions;
+}
+
+/** How a connection is used: kept up by the server process, or made once (the CLI). */
+export interface ConnectionUse {
+  /** False for a one-shot connection (the CLI): a failed attempt is reported, not retried. */
+  retry?: boolean;
+  /**
+   * Told when this connection becomes usable and when it stops being so, so that other processes
+   * can tell whether the server is connected anywhere. Awaited before the state turns CONNECTED.
+   */
+  presence?: ((connected: boolean) => Promise<void>) | null;
+}
+
 /** A server that keeps handing out cursors is cut off rather than listed forever. */
 const MAX_LIST_PAGES = 100;
 const STDERR_TAIL_CHARS = 4_000;
@@ -87,20 +106,23 @@ export class McpConnection {
   lastChanges: SyncChanges | null = null;
   readonly status: McpServerStatus = idleStatus('CONNECTING');
 
+  private readonly changes: Invalidations;
+  private readonly logger: Logger;
+  private readonly options: ConnectionOptions;
+  private readonly retry: boolean;
+  private readonly presence: ((connected: boolean) => Promise<void>) | null;
+
   constructor(
     readonly config: McpServerConfig,
-    /** Registry writes notify every process's registry cache through it. */
-    private readonly changes: Invalidations,
-    private readonly logger: Logger,
-    private readonly options: ConnectionOptions,
-    /** False for a one-shot connection (the CLI): a failed attempt is reported, not retried. */
-    private readonly retry = true,
-    /**
-     * Told when this connection becomes usable and when it stops being so, so that other processes
-     * can tell whether the server is connected anywhere. Awaited before the state turns CONNECTED.
-     */
-    private readonly presence: ((connected: boolean) => Promise<void>) | null = null,
-  ) {}
+    { changes, logger, options }: ConnectionDeps,
+    { retry = true, presence = null }: ConnectionUse = {},
+  ) {
+    this.changes = changes;
+    this.logger = logger;
+    this.options = options;
+    this.retry = retry;
+    this.presence = presence;
+  }
 
   get connected(): boolean {
     return this.status.state === 'CONNECTED' && this.client !== null;

@@ -7,6 +7,7 @@ import type { Db } from '../../db/client.js';
 import type { JournalBus } from '../../journal/bus.js';
 import type { Invalidations } from '../../journal/invalidations.js';
 import {
+  type ConnectionDeps,
   type ConnectionOptions,
   defaultConnectionOptions,
   idleStatus,
@@ -16,6 +17,15 @@ import {
 import type { SyncChanges } from './registry-sync.js';
 import type { McpServerConfig } from './rules/mcp-server.js';
 import { mcpConnections, mcpServers } from './tables.js';
+
+/** What the manager needs from the process: where servers and presence live, and how changes travel. */
+export interface McpManagerDeps {
+  db: Db;
+  /** Registry writes notify every process's registry cache through it. */
+  changes: Invalidations;
+  bus: JournalBus;
+  logger: Logger;
+}
 
 /** Whether a server is connected to any process, as other processes see it. */
 export type ServerPresence = 'CONNECTED' | 'DISCONNECTED' | 'DISABLED' | 'UNKNOWN';
@@ -50,14 +60,22 @@ export class McpConnectionManager {
   private readonly presenceQueues = new Map<string, Promise<void>>();
   private renewTimer: NodeJS.Timeout | null = null;
 
+  private readonly db: Db;
+  private readonly bus: JournalBus;
+  private readonly logger: Logger;
+  /** What each of this process's connections is made with. */
+  private readonly connectionDeps: ConnectionDeps;
+
   constructor(
-    private readonly db: Db,
-    private readonly changes: Invalidations,
-    private readonly bus: JournalBus,
-    private readonly logger: Logger,
-    private readonly options: ConnectionOptions = defaultConnectionOptions,
+    { db, changes, bus, logger }: McpManagerDeps,
+    options: ConnectionOptions = defaultConnectionOptions,
     private readonly presenceOptions: PresenceOptions = defaultPresenceOptions,
-  ) {}
+  ) {
+    this.db = db;
+    this.bus = bus;
+    this.logger = logger;
+    this.connectionDeps = { changes, logger, options };
+  }
 
   async start(): Promise<void> {
     this.started = true;
@@ -192,9 +210,9 @@ export class McpConnectionManager {
       await current.close();
     }
     if (!config?.enabled || !this.started) return;
-    const connection = new McpConnection(config, this.changes, this.logger, this.options, true, (connected) =>
-      this.setPresence(name, connected),
-    );
+    const connection = new McpConnection(config, this.connectionDeps, {
+      presence: (connected) => this.setPresence(name, connected),
+    });
     this.connections.set(name, connection);
     void connection.connect();
   }
@@ -207,7 +225,7 @@ export class McpConnectionManager {
     const config = await this.load(name);
     if (!config) throw notFound(`no MCP server named ${name}`);
     if (!this.started) {
-      const once = new McpConnection(config, this.changes, this.logger, this.options, false);
+      const once = new McpConnection(config, this.connectionDeps, { retry: false });
       try {
         await once.connect();
         return { status: { ...once.status }, changes: once.lastChanges };

@@ -41,6 +41,16 @@ export const defaultDispatcherOptions: DispatcherOptions = {
   approvalExpiryWarningMs: DEFAULT_APPROVAL_EXPIRY_WARNING_MS,
 };
 
+/** What the dispatcher runs calls with: the store, their runs and tools, and the journal's bus. */
+export interface DispatcherDeps {
+  db: Db;
+  runs: RunService;
+  registry: RegistryService;
+  executors: ToolExecutor[];
+  bus: JournalBus;
+  logger: Logger;
+}
+
 /**
  * Runs calls exactly once across any number of processes: a call is claimed by a conditional
  * UPDATE (or FOR UPDATE SKIP LOCKED when looking for work) that sets a lease; the lease is renewed
@@ -61,15 +71,23 @@ export class Dispatcher {
   private readonly execution: ExecutionDeps;
   private readonly landing: LandingDeps;
 
+  private readonly db: Db;
+  private readonly runs: RunService;
+  private readonly registry: RegistryService;
+  private readonly executors: ToolExecutor[];
+  private readonly bus: JournalBus;
+  private readonly logger: Logger;
+
   constructor(
-    private readonly db: Db,
-    private readonly runs: RunService,
-    private readonly registry: RegistryService,
-    private readonly executors: ToolExecutor[],
-    private readonly bus: JournalBus,
-    private readonly logger: Logger,
+    { db, runs, registry, executors, bus, logger }: DispatcherDeps,
     private readonly options: DispatcherOptions = defaultDispatcherOptions,
   ) {
+    this.db = db;
+    this.runs = runs;
+    this.registry = registry;
+    this.executors = executors;
+    this.bus = bus;
+    this.logger = logger;
     this.execution = { db, runs, registry, executors, logger, options };
     this.landing = { db, runs, logger, workerId: this.workerId };
   }

@@ -55,6 +55,16 @@ const wakeEvents = new Set<JournalEvent['type']>([
 
 type Step = 'again' | 'wait' | 'done';
 
+/** One round's model request, ready to send: whose job and run, the connection it goes to, its body. */
+interface RoundRequest {
+  job: AgentJobRow;
+  run: RunRow;
+  connection: ModelConnection;
+  principal: Principal;
+  round: number;
+  body: Record<string, unknown>;
+}
+
 /**
  * Drives agent loops. A job is claimed with a lease (a conditional UPDATE, like the dispatcher's
  * calls), so one process at a time drives a run; each step reads the job and the run afresh and
@@ -323,20 +333,13 @@ export class AgentLoop {
     const renew = setInterval(() => void this.jobs.renew(job), Math.max(50, this.options.leaseMs / 3));
     renew.unref();
     try {
-      return await this.round(job, run, connection, principal, round, body);
+      return await this.round({ job, run, connection, principal, round, body });
     } finally {
       clearInterval(renew);
     }
   }
 
-  private async round(
-    job: AgentJobRow,
-    run: RunRow,
-    connection: ModelConnection,
-    principal: Principal,
-    round: number,
-    body: Record<string, unknown>,
-  ): Promise<Step> {
+  private async round({ job, run, connection, principal, round, body }: RoundRequest): Promise<Step> {
     const result = await this.requests.send(job, connection, round, body);
     if (result === 'cancelled') return this.stopped ? 'done' : 'again';
     if (result === 'failed') return 'done';

@@ -26,6 +26,16 @@ export const defaultNotifierOptions: NotifierOptions = {
   now: () => new Date(),
 };
 
+/** What the notifier works with: the outbox's store, approval links, the journal's bus, cache changes. */
+export interface NotifierDeps {
+  db: Db;
+  links: ApprovalLinks;
+  bus: JournalBus;
+  /** Tells this process when a target changed anywhere (whether one is enabled is cached). */
+  changes: Invalidations;
+  logger: Logger;
+}
+
 /**
  * The background half of notifications: the journal is the queue's source (a stored cursor, so a
  * restart misses nothing), the deliveries table is the queue (durable, retried with back-off), and
@@ -48,14 +58,19 @@ export class Notifier {
   private maybePending = true;
   private pendingNews = 0;
 
+  private readonly db: Db;
+  private readonly links: ApprovalLinks;
+  private readonly bus: JournalBus;
+  private readonly logger: Logger;
+
   constructor(
-    private readonly db: Db,
-    private readonly links: ApprovalLinks,
-    private readonly bus: JournalBus,
-    changes: Invalidations,
-    private readonly logger: Logger,
+    { db, links, bus, changes, logger }: NotifierDeps,
     private readonly options: NotifierOptions = defaultNotifierOptions,
   ) {
+    this.db = db;
+    this.links = links;
+    this.bus = bus;
+    this.logger = logger;
     this.targetsEnabled = new Cached(changes, 'notification-targets');
     // A target disabled after its deliveries were enqueued (here or elsewhere) leaves them pending.
     changes.on('notification-targets', () => this.mayHavePending());

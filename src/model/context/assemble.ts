@@ -76,13 +76,22 @@ interface Built {
   entries: ToolResultEntry[] | null;
 }
 
+/**
+ * What a component ends up holding: its text and where it came from, its size before and after
+ * fitting, and the rule that fitted it.
+ */
+interface Content {
+  source: string;
+  content: string;
+  originalTokens: number;
+  applied: OverflowRule | null;
+  /** Counted from `content` unless given. */
+  tokens?: number;
+}
+
 function component(
   c: PresetComponent,
-  source: string,
-  content: string,
-  originalTokens: number,
-  applied: OverflowRule | null,
-  tokens: number = countTokens(content),
+  { source, content, originalTokens, applied, tokens = countTokens(content) }: Content,
 ): PromptComponent {
   return {
     kind: c.kind,
@@ -108,7 +117,16 @@ function build(c: PresetComponent, sources: ContextSources, dropped: DroppedComp
   const text = entries ? renderEntries(entries) : raw.text;
   const tokens = entries ? entriesTokens(entries) : countTokens(text);
   if (tokens <= c.tokenBudget)
-    return { component: component(c, raw.source, text, tokens, null, tokens), entries };
+    return {
+      component: component(c, {
+        source: raw.source,
+        content: text,
+        originalTokens: tokens,
+        applied: null,
+        tokens,
+      }),
+      entries,
+    };
   if (rule === 'FAIL')
     throw budgetExceeded(`the ${c.kind} component`, { kind: c.kind, tokens, budget: c.tokenBudget });
   if (rule === 'DROP') {
@@ -124,19 +142,26 @@ function build(c: PresetComponent, sources: ContextSources, dropped: DroppedComp
   if (entries) {
     const fitted = fitEntries(entries, sources.toolCalls, c.tokenBudget, rule);
     return {
-      component: component(
-        c,
-        raw.source,
-        renderEntries(fitted.entries),
-        tokens,
-        fitted.applied,
-        entriesTokens(fitted.entries),
-      ),
+      component: component(c, {
+        source: raw.source,
+        content: renderEntries(fitted.entries),
+        originalTokens: tokens,
+        applied: fitted.applied,
+        tokens: entriesTokens(fitted.entries),
+      }),
       entries: fitted.entries,
     };
   }
   const fitted = fitText(c.kind, rule, text, c.tokenBudget);
-  return { component: component(c, raw.source, fitted.text, tokens, rule), entries: null };
+  return {
+    component: component(c, {
+      source: raw.source,
+      content: fitted.text,
+      originalTokens: tokens,
+      applied: rule,
+    }),
+    entries: null,
+  };
 }
 
 /**

@@ -39,6 +39,17 @@ export interface RunPrompts {
   promptOf(runId: string): Promise<string | null>;
 }
 
+/** Where a run's context comes from: the run itself, its chat, world info, workspace files and prompt. */
+export interface ContextDeps {
+  db: Db;
+  runs: RunService;
+  chats: ChatService;
+  worldInfo: WorldInfoService;
+  workspaces: Workspaces;
+  /** Runs without a source of prompts have none. */
+  prompts?: RunPrompts;
+}
+
 export interface PresetChoice {
   preset?: unknown;
   presetName?: string | null;
@@ -58,14 +69,28 @@ export function choosePreset(choice: PresetChoice): ContextPreset {
  * preset, and journals every component it had to drop.
  */
 export class ContextService {
-  constructor(
-    private readonly db: Db,
-    private readonly runs: RunService,
-    private readonly chats: ChatService,
-    private readonly worldInfo: WorldInfoService,
-    private readonly workspaces: Workspaces,
-    private readonly prompts: RunPrompts = { promptOf: async () => null },
-  ) {}
+  private readonly db: Db;
+  private readonly runs: RunService;
+  private readonly chats: ChatService;
+  private readonly worldInfo: WorldInfoService;
+  private readonly workspaces: Workspaces;
+  private readonly prompts: RunPrompts;
+
+  constructor({
+    db,
+    runs,
+    chats,
+    worldInfo,
+    workspaces,
+    prompts = { promptOf: async () => null },
+  }: ContextDeps) {
+    this.db = db;
+    this.runs = runs;
+    this.chats = chats;
+    this.worldInfo = worldInfo;
+    this.workspaces = workspaces;
+    this.prompts = prompts;
+  }
 
   async requireRun(runId: string, principal: Principal): Promise<RunRow> {
     const run = await this.runs.get(runId, principal);

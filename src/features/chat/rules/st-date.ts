@@ -42,16 +42,19 @@ function fromEpochMs(ms: number): string | null {
   return new Date(ms).toISOString();
 }
 
+/** A calendar date and wall-clock time, month 1–12; the time of day is midnight unless given. */
+interface DateParts {
+  year: number;
+  month: number;
+  day: number;
+  hour?: number;
+  minute?: number;
+  second?: number;
+  ms?: number;
+}
+
 /** Builds a UTC instant and rejects components that `Date.UTC` would silently roll over (Feb 30). */
-function fromParts(
-  year: number,
-  month: number,
-  day: number,
-  hour: number,
-  minute: number,
-  second: number,
-  ms: number,
-): string | null {
+function fromParts({ year, month, day, hour = 0, minute = 0, second = 0, ms = 0 }: DateParts): string | null {
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null;
   const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second, ms));
   if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
@@ -69,16 +72,15 @@ function monthNumber(name: string): number | null {
 
 function parseIso(match: RegExpExecArray): string | null {
   const [, year, month, day, hour, minute, second, fraction, zone] = match;
-  if (hour === undefined) return fromParts(Number(year), Number(month), Number(day), 0, 0, 0, 0);
-  const base = fromParts(
-    Number(year),
-    Number(month),
-    Number(day),
-    Number(hour),
-    Number(minute),
-    Number(second ?? 0),
-    Number((fraction ?? '0').slice(0, 3).padEnd(3, '0')),
-  );
+  const date = { year: Number(year), month: Number(month), day: Number(day) };
+  if (hour === undefined) return fromParts(date);
+  const base = fromParts({
+    ...date,
+    hour: Number(hour),
+    minute: Number(minute),
+    second: Number(second ?? 0),
+    ms: Number((fraction ?? '0').slice(0, 3).padEnd(3, '0')),
+  });
   if (base === null || zone === undefined || zone === 'Z') return base;
   const sign = zone.startsWith('-') ? -1 : 1;
   const digits = zone.slice(1).replace(':', '');
@@ -95,7 +97,14 @@ function parseHuman(match: RegExpExecArray, meridiem: string | undefined): strin
     if (h < 1 || h > 12) return null;
     h = (h % 12) + (meridiem.toLowerCase() === 'p' ? 12 : 0);
   }
-  return fromParts(Number(year), month, Number(day), h, Number(minute), Number(second ?? 0), 0);
+  return fromParts({
+    year: Number(year),
+    month,
+    day: Number(day),
+    hour: h,
+    minute: Number(minute),
+    second: Number(second ?? 0),
+  });
 }
 
 /** Returns the ISO-8601 UTC form of a SillyTavern date value, or null when it is not a date we know. */
@@ -116,15 +125,15 @@ export function parseStDate(value: unknown): string | null {
   const stamp = FILE_STAMP_PATTERN.exec(text);
   if (stamp) {
     const [, year, month, day, hour, minute, second, ms] = stamp;
-    return fromParts(
-      Number(year),
-      Number(month),
-      Number(day),
-      Number(hour),
-      Number(minute),
-      Number(second),
-      Number(ms ?? 0),
-    );
+    return fromParts({
+      year: Number(year),
+      month: Number(month),
+      day: Number(day),
+      hour: Number(hour),
+      minute: Number(minute),
+      second: Number(second),
+      ms: Number(ms ?? 0),
+    });
   }
   return null;
 }

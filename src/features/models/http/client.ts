@@ -103,14 +103,14 @@ export class ProviderClient {
         const reason = tooLong
           ? `${failure.reason} (asked to wait ${Math.ceil(hint / 1000)}s)`
           : failure.reason;
-        const error = new ModelRequestError(
-          failure.kind,
-          failure.status,
+        const error = new ModelRequestError({
+          kind: failure.kind,
+          status: failure.status,
           reason,
-          failure.retryable,
-          number,
-          connection.name,
-        );
+          retryable: failure.retryable,
+          attempts: number,
+          connection: connection.name,
+        });
         this.logger.warn(
           {
             connection: connection.name,
@@ -145,7 +145,14 @@ export class ProviderClient {
       try {
         await sleep(delayMs, undefined, { signal: options.signal });
       } catch {
-        throw new ModelRequestError('cancelled', null, 'cancelled', false, number, connection.name);
+        throw new ModelRequestError({
+          kind: 'cancelled',
+          status: null,
+          reason: 'cancelled',
+          retryable: false,
+          attempts: number,
+          connection: connection.name,
+        });
       }
     }
   }

@@ -48,26 +48,41 @@ export function reasonFromBody(text: string, secrets: readonly string[]): string
   return reason === '' ? 'no reason given' : redact(reason, secrets);
 }
 
+/** How a model request failed for good: what went wrong, after how many attempts, on which connection. */
+export interface ModelRequestFailure {
+  kind: ModelRequestFailureKind;
+  status: number | null;
+  reason: string;
+  retryable: boolean;
+  attempts: number;
+  connection: string;
+}
+
 /**
  * A failed model request, after its retries. The message names the connection, the status and a
  * short reason; it never holds a key, a header value or a whole body.
  */
-export class ModelRequestError extends Error {
+export class ModelRequestError extends Error implements ModelRequestFailure {
   override readonly name = 'ModelRequestError';
+  readonly kind: ModelRequestFailureKind;
+  readonly status: number | null;
+  readonly reason: string;
+  readonly retryable: boolean;
+  readonly attempts: number;
+  readonly connection: string;
 
-  constructor(
-    readonly kind: ModelRequestFailureKind,
-    readonly status: number | null,
-    readonly reason: string,
-    readonly retryable: boolean,
-    readonly attempts: number,
-    readonly connection: string,
-  ) {
+  constructor({ kind, status, reason, retryable, attempts, connection }: ModelRequestFailure) {
     super(
       `model request to ${connection} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${
         status === null ? kind : `HTTP ${status}`
       }: ${reason}`,
     );
+    this.kind = kind;
+    this.status = status;
+    this.reason = reason;
+    this.retryable = retryable;
+    this.attempts = attempts;
+    this.connection = connection;
   }
 
   static is(error: unknown): error is ModelRequestError {
