@@ -17,6 +17,7 @@ import {
   connectionAuthorization,
   createGraphQLHandler,
   type GraphQLHandlerOptions,
+  refusalOf,
   type Yoga,
 } from '../graphql/yoga.js';
 import type { Services } from './services.js';
@@ -177,7 +178,10 @@ export function createAppServer(services: Services, options: AppServerOptions = 
           closeWhenTokenEnds(services, outcome.principal, ctx.extra.socket);
           return true;
         }
-        const reason = outcome === null ? 'the token is not valid' : outcome.refused;
+        const reason =
+          outcome === null
+            ? (refusalOf(authorization, secret) ?? 'the token is not valid')
+            : outcome.refused;
         // A close reason may hold at most 123 bytes; graphql-ws's own "Forbidden" close then does nothing.
         ctx.extra.socket.close(4403, Buffer.from(reason).subarray(0, 123).toString());
         return false;
