@@ -85,8 +85,9 @@ function declaredLengthProblem(req: IncomingMessage, maxBodyBytes: number): 411 
 }
 
 /**
- * Answers before reading the body, then drains a bounded amount of it so that the client, still
- * sending, reads the status instead of a reset connection. Past the bound the socket is dropped.
+ * Never reads the body into memory: it is drained and thrown away, and the answer goes out when it
+ * ends, so that a client still sending reads the status instead of a reset connection, whatever the
+ * size. The server's requestTimeout bounds how long a drain may take.
  */
 function refuseBody(
   req: IncomingMessage,
@@ -98,11 +99,7 @@ function refuseBody(
     status === 413
       ? `request body of ${req.headers['content-length']} bytes is larger than this server's limit of ${maxBodyBytes} bytes (MAX_BODY_BYTES); send less per request`
       : `request body must declare its length (Content-Length), at most ${maxBodyBytes} bytes`;
-  let drained = 0;
-  req.on('data', (chunk: Buffer) => {
-    drained += chunk.length;
-    if (drained > 16 * maxBodyBytes) req.destroy();
-  });
+  req.resume();
   req.on('end', () => {
     res.writeHead(status, { 'content-type': 'application/json', connection: 'close' });
     res.end(

@@ -60,6 +60,7 @@ export const builtInErrorCodes = [
   'path_empty',
   'path_control',
   'path_lookalike',
+  'path_compatibility',
   'path_backslash',
   'path_reserved_char',
   'path_reserved_name',

@@ -9,11 +9,10 @@ import {
 } from '../../../../src/features/agent/rules/stop.js';
 
 describe('the agent loop’s rules', () => {
-  test('--auto-approve approves only read-only tools that stay inside the server: a LOW-cost write waits', () => {
+  test('--auto-approve approves only read-only tools: a LOW-cost write waits', () => {
     const cases: Array<[Parameters<typeof normalizeAnnotations>[0], boolean]> = [
       [{ readOnly: true }, true],
       [{ readOnly: true, cost: 'LOW' }, true],
-      [{ readOnly: true, openWorld: true }, false],
       [{ readOnly: false, destructive: false, openWorld: false, cost: 'LOW' }, false],
       [{ readOnly: false, destructive: true, openWorld: false, cost: 'LOW' }, false],
       [{ readOnly: false, destructive: false, openWorld: true, cost: 'LOW' }, false],
