@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import { createConsoleHandler } from '../features/console/index.js';
+import { createConsoleHandler, setPageHeaders } from '../features/console/index.js';
 import {
   type MetricsAccess,
   observeHttp,
@@ -134,6 +134,8 @@ export function createAppServer(services: Services, options: AppServerOptions = 
       res.once('close', () => streams.delete(res));
     }
     if (serveStatic(req, res)) return;
+    // GraphiQL's page is yoga's answer to a browser's GET of the endpoint: the console's policy too.
+    if (req.method === 'GET' && req.headers.accept?.includes('text/html')) setPageHeaders(res);
     const problem = declaredLengthProblem(req, maxBodyBytes);
     if (problem) {
       refuseBody(req, res, problem, maxBodyBytes);
@@ -176,9 +178,7 @@ export function createAppServer(services: Services, options: AppServerOptions = 
           return true;
         }
         const reason =
-          outcome === null
-            ? (refusalOf(authorization, secret) ?? 'the token is not valid')
-            : outcome.refused;
+          outcome === null ? (refusalOf(authorization, secret) ?? 'the token is not valid') : outcome.refused;
         // A close reason may hold at most 123 bytes; graphql-ws's own "Forbidden" close then does nothing.
         ctx.extra.socket.close(4403, Buffer.from(reason).subarray(0, 123).toString());
         return false;

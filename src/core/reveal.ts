@@ -9,12 +9,12 @@
 
 /**
  * Characters that show as nothing, or as a plain space, or reorder what follows: controls (but a
- * newline or tab, which text shows as such), format characters (Cf: bidi controls, zero-width
+ * newline, carriage return or tab, which text shows as such), format characters (Cf: bidi controls, zero-width
  * characters, soft hyphen, BOM, tags), variation selectors, invisible fillers, line and paragraph
  * separators, and every space but U+0020.
  */
 const HIDDEN =
-  /[\p{Cf}\u0000-\u0008\u000B-\u001F\u007F-\u009F\u180B-\u180F\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u115F\u1160\u3164\uFFA0\u2028\u2029\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]/u;
+  /(?![\t\n\r])\p{Cc}|[\p{Cf}\p{Variation_Selector}\u180E\u115F\u1160\u3164\uFFA0\u2028\u2029\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]/u;
 const HIDDEN_ALL = new RegExp(HIDDEN.source, 'gu');
 
 /** Bidi controls reorder the text after them: the most dangerous of the hidden characters. */
@@ -78,10 +78,12 @@ export function revealParts(text: string): RevealPart[] {
   return parts;
 }
 
+/** `text` with each hidden character replaced by what `write` makes of it. */
+export const replaceHidden = (text: string, write: (char: string) => string): string =>
+  text.replace(HIDDEN_ALL, write);
+
 /** `text` with each hidden character written as `⟦U+202E⟧`: for plain-text places (notifications). */
-export function revealText(text: string): string {
-  return text.replace(HIDDEN_ALL, (char) => `⟦${codePointOf(char)}⟧`);
-}
+export const revealText = (text: string): string => replaceHidden(text, (char) => `⟦${codePointOf(char)}⟧`);
 
 export const hasHidden = (text: string): boolean => HIDDEN.test(text);
 

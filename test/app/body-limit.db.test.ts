@@ -48,7 +48,9 @@ describe('the HTTP body limit', () => {
     const body = JSON.stringify({ query: '{ me { role } }', variables: { pad: 'x'.repeat(20_000_000) } });
     const response = await post(url, tokens.ADMIN, body);
     expect(response.status).toBe(413);
-    expect(((await response.json()) as { errors: Array<{ extensions: unknown }> }).errors[0]!.extensions).toEqual({
+    expect(
+      ((await response.json()) as { errors: Array<{ extensions: unknown }> }).errors[0]!.extensions,
+    ).toEqual({
       code: 'PAYLOAD_TOO_LARGE',
       maxBodyBytes: 1_048_576,
     });

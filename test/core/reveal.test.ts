@@ -26,7 +26,11 @@ describe('revealParts', () => {
     ['line separator', 'a\u2028b', 'U+2028'],
     ['isolate', 'a\u2067b', 'U+2067'],
   ])('marks a %s', (_, text, hidden) => {
-    expect(revealParts(text).filter((p) => p.hidden).map((p) => p.hidden)).toEqual([hidden]);
+    expect(
+      revealParts(text)
+        .filter((p) => p.hidden)
+        .map((p) => p.hidden),
+    ).toEqual([hidden]);
   });
 
   it('leaves plain text, accents, CJK and emoji whole', () => {

@@ -8,6 +8,7 @@ import {
   readConsoleBuild,
 } from './console-files.js';
 import { graphiqlAsset } from './graphiql.js';
+import { setPageHeaders } from './page-headers.js';
 
 export interface ConsoleHandlerOptions {
   /** The built console (console/dist of this repository by default). */
@@ -39,11 +40,13 @@ export function createConsoleHandler(options: ConsoleHandlerOptions = {}): Stati
     const pathname = new URL(req.url ?? '/', 'http://server').pathname;
     const graphiql = graphiqlAsset(pathname);
     if (graphiql) {
+      setPageHeaders(res);
       send(req, res, graphiql);
       return true;
     }
     const path = consolePath(pathname);
     if (path === null) return false;
+    setPageHeaders(res);
     // Looked at again for each page load, so a rebuild next to a running server is picked up.
     if (!build || (path === '' && build.stamp !== buildStamp(dir))) build = readConsoleBuild(dir);
     if (!build) {

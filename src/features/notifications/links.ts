@@ -92,7 +92,10 @@ export class ApprovalLinks {
     // Like a decision after the call's own expiry (CONFLICT, status EXPIRED): the link's moment has
     // passed, which is a state of the link, not a lack of permission.
     if (link.expiresAt <= now)
-      throw conflict('this approval link expired', { field: 'link', expiresAt: link.expiresAt.toISOString() });
+      throw conflict('this approval link expired', {
+        field: 'link',
+        expiresAt: link.expiresAt.toISOString(),
+      });
     const [used] = await tx
       .update(approvalLinks)
       .set({ usedAt: now, usedBy: actorOf(principal) })

@@ -63,21 +63,25 @@ describe('createApiToken', () => {
 });
 
 describe('a token that was sent and refused', () => {
-  const meWith = (yoga: Yoga, authorization: string | null) =>
-    yoga
-      .fetch('http://localhost/graphql', {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(authorization === null ? {} : { authorization }),
-        },
-        body: JSON.stringify({ query: ME }),
-      })
-      .then((r) => r.json() as Promise<{ errors?: Array<{ message: string; extensions?: { code?: string } }> }>);
+  const meWith = async (yoga: Yoga, authorization: string | null) => {
+    const response = await yoga.fetch('http://localhost/graphql', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(authorization === null ? {} : { authorization }),
+      },
+      body: JSON.stringify({ query: ME }),
+    });
+    return (await response.json()) as { errors?: Array<{ message: string; extensions?: { code?: string } }> };
+  };
 
   test('an unknown token says the server does not know it, not "send a token"', async ({ yoga }) => {
     expect(refusal(await meWith(yoga, 'Bearer not-a-token'))).toEqual([
-      { code: 'UNAUTHENTICATED', message: 'authentication failed: this token is not known to this server (mistyped, or a secret rotated out)' },
+      {
+        code: 'UNAUTHENTICATED',
+        message:
+          'authentication failed: this token is not known to this server (mistyped, or a secret rotated out)',
+      },
     ]);
   });
 
@@ -275,7 +279,8 @@ describe('rotateApiToken', () => {
     expect(refusal(await gql(ME, {}, first))).toEqual([
       {
         code: 'UNAUTHENTICATED',
-        message: 'authentication failed: this token is not known to this server (mistyped, or a secret rotated out)',
+        message:
+          'authentication failed: this token is not known to this server (mistyped, or a secret rotated out)',
       },
     ]);
   });

@@ -172,8 +172,7 @@ function findEncodedEscape(path: string, decoded: string, raw: string): PathEsca
 // C0/C1 controls, lone surrogates, line/paragraph separators, and the invisible characters that
 // make a name display differently from what it is: every format character (Cf: bidi controls,
 // zero-width characters, soft hyphen, BOM), variation selectors, and the invisible separators.
-const CONTROL =
-  /[\p{Cc}\p{Cs}\p{Cf}\u200B\u2028\u2029\u180B-\u180F\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u115F\u1160\u3164\uFFA0]/u;
+const CONTROL = /[\p{Cc}\p{Cs}\p{Cf}\u200B\u2028\u2029\p{Variation_Selector}\u180E\u115F\u1160\u3164\uFFA0]/u;
 
 // Look-alikes of `.`, `/`, `\` and `:` that NFKC does not fold to ASCII; the ones it does fold
 // (fullwidth forms, one-dot leader, small full stop...) are caught by `foldsToSyntax`.
