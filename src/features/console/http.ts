@@ -22,6 +22,15 @@ function send(req: IncomingMessage, res: ServerResponse, asset: StaticAsset): vo
   sendAsset(req, res, asset).catch((error: unknown) => res.destroy(error as Error));
 }
 
+/** The path of a request target; null for one no URL parser takes (`//`), which is not a page here. */
+function pathnameOf(target: string | undefined): string | null {
+  try {
+    return new URL(target ?? '/', 'http://server').pathname;
+  } catch {
+    return null;
+  }
+}
+
 /** The console's mount points: `/` and `/console` show the same page (it routes by the URL hash). */
 function consolePath(pathname: string): string | null {
   if (pathname === '/' || pathname === '/console') return '';
@@ -37,7 +46,8 @@ export function createConsoleHandler(options: ConsoleHandlerOptions = {}): Stati
   let build: ConsoleBuild | null = null;
   return (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-    const pathname = new URL(req.url ?? '/', 'http://server').pathname;
+    const pathname = pathnameOf(req.url);
+    if (pathname === null) return false;
     const graphiql = graphiqlAsset(pathname);
     if (graphiql) {
       setPageHeaders(res);
