@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
-import { card, skipBrowserTests, browserTest as test, UI_TIMEOUT, waitForCards } from './support.js';
+import { AUTO, card, skipBrowserTests, browserTest as test, UI_TIMEOUT, waitForCards } from './support.js';
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -206,6 +206,13 @@ describe.skipIf(skipBrowserTests)('what approvers see is what runs', () => {
       { name: 'test.echo', arguments: { text: 'one' } },
       { name: 'test.echo', arguments: { text: 'two' } },
     ]);
+    // A run whose approved restore_checkpoint has a diff in its result: removed and added lines.
+    const diffRun = await api.run('axe-user', AUTO, 'axe-workspace');
+    for (const path of ['output/first.md', 'output/second.md'])
+      await api.call(diffRun, 'workspace.write_file', { path, content: `${path}\n`, mode: 'create' });
+    const restore = await api.call(diffRun, 'workspace.restore_checkpoint', { checkpoint: 1 });
+    await api.approve(restore.id, 'undo the second file');
+    await api.untilStatus(restore.id, 'COMPLETED');
     const signInPage = await (await consoles.context()).newPage();
     await signInPage.goto(server.origin);
     await signInPage.locator('[data-testid=token-input]').waitFor();
@@ -220,6 +227,7 @@ describe.skipIf(skipBrowserTests)('what approvers see is what runs', () => {
 
     for (const [name, path, ready] of [
       ['run view', `/#/runs/${call.runId}`, '[data-testid=run-call]'],
+      ['run view with a diff', `/#/runs/${diffRun}`, '.diff .diff-del'],
       ['call page', `/#/calls/${call.id}`, '[data-testid=call-card]'],
       ['turn page', `/#/turns/${turnId}`, 'main h1'],
       ['grants page', '/#/grants', 'main h1'],
