@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import { createConsoleHandler } from '../features/console/index.js';
+import { createConsoleHandler, setPageHeaders } from '../features/console/index.js';
 import {
   type MetricsAccess,
   observeHttp,
@@ -17,6 +17,7 @@ import {
   connectionAuthorization,
   createGraphQLHandler,
   type GraphQLHandlerOptions,
+  refusalOf,
   type Yoga,
 } from '../graphql/yoga.js';
 import type { Services } from './services.js';
@@ -84,8 +85,9 @@ function declaredLengthProblem(req: IncomingMessage, maxBodyBytes: number): 411 
 }
 
 /**
- * Answers before reading the body, then drains a bounded amount of it so that the client, still
- * sending, reads the status instead of a reset connection. Past the bound the socket is dropped.
+ * Never reads the body into memory: it is drained and thrown away, and the answer goes out when it
+ * ends, so that a client still sending reads the status instead of a reset connection, whatever the
+ * size. The server's requestTimeout bounds how long a drain may take.
  */
 function refuseBody(
   req: IncomingMessage,
@@ -97,11 +99,7 @@ function refuseBody(
     status === 413
       ? `request body of ${req.headers['content-length']} bytes is larger than this server's limit of ${maxBodyBytes} bytes (MAX_BODY_BYTES); send less per request`
       : `request body must declare its length (Content-Length), at most ${maxBodyBytes} bytes`;
-  let drained = 0;
-  req.on('data', (chunk: Buffer) => {
-    drained += chunk.length;
-    if (drained > 16 * maxBodyBytes) req.destroy();
-  });
+  req.resume();
   req.on('end', () => {
     res.writeHead(status, { 'content-type': 'application/json', connection: 'close' });
     res.end(
@@ -136,6 +134,8 @@ export function createAppServer(services: Services, options: AppServerOptions = 
       res.once('close', () => streams.delete(res));
     }
     if (serveStatic(req, res)) return;
+    // GraphiQL's page is yoga's answer to a browser's GET of the endpoint: the console's policy too.
+    if (req.method === 'GET' && req.headers.accept?.includes('text/html')) setPageHeaders(res);
     const problem = declaredLengthProblem(req, maxBodyBytes);
     if (problem) {
       refuseBody(req, res, problem, maxBodyBytes);
@@ -177,7 +177,8 @@ export function createAppServer(services: Services, options: AppServerOptions = 
           closeWhenTokenEnds(services, outcome.principal, ctx.extra.socket);
           return true;
         }
-        const reason = outcome === null ? 'the token is not valid' : outcome.refused;
+        const reason =
+          outcome === null ? (refusalOf(authorization, secret) ?? 'the token is not valid') : outcome.refused;
         // A close reason may hold at most 123 bytes; graphql-ws's own "Forbidden" close then does nothing.
         ctx.extra.socket.close(4403, Buffer.from(reason).subarray(0, 123).toString());
         return false;

@@ -272,6 +272,12 @@ export const toolErrorCodes = {
     kinds: ['RECOVERABLE'],
     meaning: "The path contains a character that looks like '.', '/', '\\' or ':'; plain ASCII is asked for.",
   },
+  path_compatibility: {
+    source: 'paths',
+    kinds: ['RECOVERABLE'],
+    meaning:
+      'The path contains a compatibility form (a fullwidth letter, a ligature, …) whose NFKC form differs, so it would read as another path than it is; the plain form is asked for.',
+  },
   path_backslash: {
     source: 'paths',
     kinds: ['RECOVERABLE'],

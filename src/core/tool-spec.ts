@@ -25,7 +25,7 @@ export const toolBudgetSchema = z.object({
   maxCalls: positiveInt.nullish(),
   maxOutputTokens: positiveInt.nullish(),
   timeoutMs: positiveInt.max(3_600_000).nullish(),
-  /** How long a call may wait for a decision before it counts as denied (`expired`). */
+  /** How long a call may wait for a decision before it ends EXPIRED (never a denial). */
   approvalTimeoutMs: positiveInt.max(30 * 24 * 3_600_000).nullish(),
   /** Distinct people who must approve a call before it runs (a two-person rule is 2). */
   approvals: z.int().min(1, 'must be 1 to 10').max(MAX_APPROVALS, 'must be 1 to 10').nullish(),

@@ -18,6 +18,13 @@ export function bearerSecret(value: unknown): string | null {
   return match ? match[1]! : null;
 }
 
+/** Why a sent Authorization was not taken when no token row answered it; null when none was sent. */
+export function refusalOf(authorization: unknown, secret: string | null): string | null {
+  if (authorization === undefined || authorization === null) return null;
+  if (secret === null) return 'the Authorization header must be "Bearer <token>"';
+  return 'this token is not known to this server (mistyped, or a secret rotated out)';
+}
+
 /** The value of the header named `authorization` in any letter case, from a plain object of headers. */
 function authorizationIn(headers: unknown): unknown {
   if (typeof headers !== 'object' || headers === null) return undefined;
@@ -99,10 +106,13 @@ export function createGraphQLHandler(
       ...(options.limits ? [useTransportLimits(options.limits)] : []),
     ],
     context: async (initial): Promise<GraphQLContext> => {
-      const secret = bearerSecret(authorizationOf(initial));
+      const authorization = authorizationOf(initial);
+      const secret = bearerSecret(authorization);
       const outcome = secret ? await services.tokens.authenticate(secret) : null;
       if (outcome && 'refused' in outcome) return { principal: null, refusal: outcome.refused, services };
-      return { principal: outcome?.principal ?? null, refusal: null, services };
+      // A token that was sent and refused says why, never "send a token".
+      const refusal = outcome ? null : refusalOf(authorization, secret);
+      return { principal: outcome?.principal ?? null, refusal, services };
     },
   });
 }

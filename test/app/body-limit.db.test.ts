@@ -40,6 +40,22 @@ describe('the HTTP body limit', () => {
     });
   });
 
+  test('a 20 MB body against the default limit is 413 too, not a reset connection', async ({
+    serve,
+    tokens,
+  }) => {
+    const url = await serve();
+    const body = JSON.stringify({ query: '{ me { role } }', variables: { pad: 'x'.repeat(20_000_000) } });
+    const response = await post(url, tokens.ADMIN, body);
+    expect(response.status).toBe(413);
+    expect(
+      ((await response.json()) as { errors: Array<{ extensions: unknown }> }).errors[0]!.extensions,
+    ).toEqual({
+      code: 'PAYLOAD_TOO_LARGE',
+      maxBodyBytes: 1_048_576,
+    });
+  });
+
   test('a body within a raised limit goes through', async ({ serve, tokens }) => {
     const url = await serve({ maxBodyBytes: 4 * 1024 * 1024 });
     const body = JSON.stringify({

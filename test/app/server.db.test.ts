@@ -67,11 +67,11 @@ describe('graphql-ws authentication', () => {
     });
   });
 
-  test('an unknown token in connection_init is closed 4403', async ({ serve }) => {
+  test('an unknown token in connection_init is closed 4403 saying it is not known', async ({ serve }) => {
     const client = wsClient(await serve(), { authorization: 'Bearer not-a-token' });
     await expect(firstResult(client, EVENTS)).rejects.toMatchObject({
       code: 4403,
-      reason: 'the token is not valid',
+      reason: 'this token is not known to this server (mistyped, or a secret rotated out)',
     });
   });
 

@@ -2,6 +2,8 @@ import type { CallPageFieldsFragment } from '../gql/graphql';
 import { asPatch } from '../logic/json-patch';
 import { callHref, runHref } from '../route';
 import { PatchView } from '../run/diff-view';
+import { ArgumentsView } from '../text/arguments-view';
+import { LookalikeWarnings, Revealed } from '../text/revealed';
 
 const time = (iso: string) => new Date(iso).toLocaleString();
 
@@ -50,10 +52,24 @@ export function CallSummary({ call }: { call: CallPageFieldsFragment }) {
         <p className={`decision ${decision.approved ? 'approved' : 'denied'}`} data-testid="decision">
           {decision.approved ? 'Approved' : 'Denied'} by <strong>{decision.decidedBy}</strong> at{' '}
           {time(decision.decidedAt)}
-          {decision.reason ? `: “${decision.reason}”` : ''}
-          {decision.feedback ? ` — told the model: “${decision.feedback}”` : ''}
+          {decision.reason && (
+            <>
+              : “<Revealed text={decision.reason} />”
+            </>
+          )}
+          {decision.feedback && (
+            <>
+              {' '}
+              — told the model: “<Revealed text={decision.feedback} />”
+            </>
+          )}
         </p>
       )}
+      <LookalikeWarnings args={call.arguments} />
+      <details className="arguments">
+        <summary>arguments</summary>
+        <ArgumentsView value={call.arguments} />
+      </details>
     </article>
   );
 }

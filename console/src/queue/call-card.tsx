@@ -1,9 +1,12 @@
-import { JsonView } from 'react-json-view-lite';
 import { canDecide, type Me } from '../auth/session';
+import { argumentsText } from '../logic/edit';
 import type { Outcome } from '../logic/outcome';
+import { jsonWithHiddenEscaped } from '../logic/reveal';
 import { expiresIn, waitedFor } from '../logic/time';
 import { runHref, turnHref } from '../route';
-import { collapseDeep, jsonStyles } from '../run/json';
+import { ArgumentsView } from '../text/arguments-view';
+import { PolicyReason } from '../text/policy-reason';
+import { LookalikeWarnings, Revealed } from '../text/revealed';
 import { type CardHandle, DecisionPanel } from './decision-panel';
 import { describeSource } from './filters-bar';
 import type { QueueCall } from './use-queue';
@@ -105,20 +108,17 @@ export function CallCard({
           {expiresIn(request?.expiresAt, now)}
         </dd>
       </dl>
-      <p className="policy" data-testid="policy-reason">
-        {request?.policyReason ?? call.policyReason ?? 'approval required'}
-      </p>
+      <PolicyReason reason={request?.policyReason ?? call.policyReason} />
+      <LookalikeWarnings args={call.arguments} message={request?.message} />
       {request?.message && (
         <p className="message" data-testid="approval-message" title="written by the tool's author">
-          {request.message}
+          <Revealed text={request.message} />
         </p>
       )}
-      <pre className="summary" data-testid="arguments-summary">
-        {request?.argumentsSummary}
-      </pre>
+      <ArgumentsView value={call.arguments} testId="arguments-view" />
       <details className="arguments" data-testid="arguments-json">
-        <summary>full arguments</summary>
-        <JsonView data={call.arguments as object} shouldExpandNode={collapseDeep} style={jsonStyles} />
+        <summary>arguments as JSON</summary>
+        <pre className="summary">{jsonWithHiddenEscaped(argumentsText(call.arguments))}</pre>
       </details>
       {call.turnId && (
         <p className="turn">

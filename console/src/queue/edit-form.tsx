@@ -1,7 +1,9 @@
 import { useMemo, useState } from 'react';
 import { argumentsText, parseArguments } from '../logic/edit';
 import { jsonPatch } from '../logic/json-patch';
+import { jsonWithHiddenEscaped } from '../logic/reveal';
 import { PatchView } from '../run/diff-view';
+import { LookalikeWarnings } from '../text/revealed';
 
 /**
  * The call's arguments as JSON to change before approving. The text must parse as an object
@@ -19,7 +21,8 @@ export function EditForm({
   onApprove: (edited: Record<string, unknown>) => void;
   onCancel: () => void;
 }) {
-  const [text, setText] = useState(() => argumentsText(original));
+  // Hidden characters start as \u escapes: seen, and parsed back to the same arguments.
+  const [text, setText] = useState(() => jsonWithHiddenEscaped(argumentsText(original)));
   const parsed = useMemo(() => parseArguments(text), [text]);
   const ops = useMemo(() => (parsed.ok ? jsonPatch(original, parsed.value) : []), [original, parsed]);
   return (
@@ -32,6 +35,7 @@ export function EditForm({
         value={text}
         onChange={(e) => setText(e.target.value)}
       />
+      {parsed.ok && <LookalikeWarnings args={parsed.value} />}
       {parsed.ok ? (
         <PatchView original={original} ops={ops} />
       ) : (

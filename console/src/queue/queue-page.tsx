@@ -132,17 +132,6 @@ export function QueuePage({ me, search }: { me: Me; search: string }) {
           {error}
         </p>
       )}
-      {settled.length > 0 && (
-        <section className="settled-list" aria-label="decided here">
-          {settled.map((note) => (
-            <SettledCard
-              key={note.callId}
-              note={note}
-              onDismiss={() => setSettled((notes) => notes.filter((n) => n !== note))}
-            />
-          ))}
-        </section>
-      )}
       <section data-testid="queue" className="queue" aria-busy={state.incoming !== null}>
         {cards.map((call) => (
           <CallCard
@@ -167,6 +156,18 @@ export function QueuePage({ me, search }: { me: Me; search: string }) {
         )}
         {loading && <p className="empty">Loading the queue…</p>}
       </section>
+      {/* Below the waiting cards: what still waits comes first, what was decided here after. */}
+      {settled.length > 0 && (
+        <section className="settled-list" aria-label="decided here">
+          {settled.map((note) => (
+            <SettledCard
+              key={note.callId}
+              note={note}
+              onDismiss={() => setSettled((notes) => notes.filter((n) => n !== note))}
+            />
+          ))}
+        </section>
+      )}
     </main>
   );
 }

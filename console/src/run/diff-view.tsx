@@ -1,4 +1,5 @@
 import { type PatchOp, patchLines } from '../logic/json-patch';
+import { Revealed } from '../text/revealed';
 
 /** A unified diff, line by line, coloured by what each line does. */
 export function DiffView({ text }: { text: string }) {
@@ -19,7 +20,7 @@ export function DiffView({ text }: { text: string }) {
         return (
           // biome-ignore lint/suspicious/noArrayIndexKey: a diff's lines have no identity but their place.
           <span key={index} className={`diff-${kind}`}>
-            {line}
+            <Revealed text={line} />
             {'\n'}
           </span>
         );
@@ -36,7 +37,7 @@ export function PatchView({ original, ops }: { original: unknown; ops: readonly 
       {patchLines(original, ops).map((line, index) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: a patch's lines have no identity but their place.
         <span key={index} className={`diff-${line.kind}`} data-kind={line.kind}>
-          {line.text}
+          <Revealed text={line.text} />
           {'\n'}
         </span>
       ))}

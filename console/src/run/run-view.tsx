@@ -3,10 +3,14 @@ import { JsonView } from 'react-json-view-lite';
 import { useQuery } from 'urql';
 import type { Connection } from '../api/connection';
 import { RunQuery } from '../api/documents';
-import type { Me } from '../auth/session';
+import { canDecide, type Me } from '../auth/session';
 import type { RunViewQuery } from '../gql/graphql';
-import { elapsed, formatDuration } from '../logic/time';
+import { elapsed, formatDuration, waitedFor } from '../logic/time';
 import { callHref } from '../route';
+import { ArgumentsView } from '../text/arguments-view';
+import { PolicyReason } from '../text/policy-reason';
+import { LookalikeWarnings } from '../text/revealed';
+import { useNow } from '../use-now';
 import { ContentPart } from './content-part';
 import { collapseDeep, jsonStyles } from './json';
 import { type JournalEntry, useJournal } from './use-journal';
@@ -20,8 +24,9 @@ const ms = (value: number | null) =>
 /** Journal events about calls change what the calls show; one refetch per burst of them. */
 const REFETCH_DELAY_MS = 150;
 
-function CallRow({ call }: { call: Call }) {
+function CallRow({ call, me, now }: { call: Call; me: Me; now: number }) {
   const decision = call.decision;
+  const waiting = call.status === 'AWAITING_APPROVAL';
   return (
     <article
       className={`run-call status-${call.status.toLowerCase()}`}
@@ -40,13 +45,24 @@ function CallRow({ call }: { call: Call }) {
           {time(call.requestedAt)} by {call.requestedBy}
         </dd>
         <dt>waited</dt>
-        <dd>{ms(elapsed(call.requestedAt, call.startedAt ?? call.finishedAt))}</dd>
+        <dd data-testid="run-call-waited">
+          {waiting
+            ? `${waitedFor(call.requestedAt, now)} so far`
+            : ms(elapsed(call.requestedAt, call.startedAt ?? call.finishedAt))}
+        </dd>
         <dt>ran</dt>
         <dd>{ms(call.result?.usage?.durationMs ?? elapsed(call.startedAt, call.finishedAt))}</dd>
         <dt>attempts</dt>
         <dd>{call.attempts}</dd>
       </dl>
-      {call.policyReason && <p className="policy">{call.policyReason}</p>}
+      {waiting && (
+        <p className="waiting-action">
+          <a className="button-link" data-testid="decide-link" href={callHref(call.id)}>
+            {canDecide(me) ? 'Decide this call' : 'Open this call'} →
+          </a>
+        </p>
+      )}
+      {call.policyReason && <PolicyReason reason={call.policyReason} />}
       {call.replacedBy && (
         <p data-testid="replaced-by">
           Edited before approval; ran as <a href={callHref(call.replacedBy.id)}>{call.replacedBy.id}</a>
@@ -64,9 +80,10 @@ function CallRow({ call }: { call: Call }) {
           {decision.reason ? `: “${decision.reason}”` : ' (no reason given)'}
         </p>
       )}
-      <details className="arguments">
+      <LookalikeWarnings args={call.arguments} />
+      <details className="arguments" open={waiting}>
         <summary>arguments</summary>
-        <JsonView data={call.arguments as object} shouldExpandNode={collapseDeep} style={jsonStyles} />
+        <ArgumentsView value={call.arguments} />
       </details>
       {call.error && (
         <p className="error call-error" data-testid="call-error">
@@ -102,7 +119,8 @@ function JournalRow({ event }: { event: JournalEntry }) {
   );
 }
 
-export function RunView({ runId }: { runId: string; me: Me; connection: Connection }) {
+export function RunView({ runId, me }: { runId: string; me: Me; connection: Connection }) {
+  const now = useNow();
   const [{ data, error, fetching }, refetch] = useQuery({ query: RunQuery, variables: { id: runId } });
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const onEvent = useCallback(() => {
@@ -153,7 +171,7 @@ export function RunView({ runId }: { runId: string; me: Me; connection: Connecti
           <h2>Calls</h2>
           {run?.toolCalls.edges.length === 0 && <p className="muted">No calls yet.</p>}
           {run?.toolCalls.edges.map(({ node }) => (
-            <CallRow key={node.id} call={node} />
+            <CallRow key={node.id} call={node} me={me} now={now} />
           ))}
         </section>
         <section>

@@ -285,7 +285,7 @@ builder.mutationFields((t) => ({
       }),
       link: t.arg.string({
         description:
-          'The one-time link token from a notification (`?link=`), when deciding through it: a forged or altered one (or one for another call) is BAD_USER_INPUT, an expired one FORBIDDEN, a used one CONFLICT; then nothing is recorded.',
+          'The one-time link token from a notification (`?link=`), when deciding through it: a forged or altered one (or one for another call) is BAD_USER_INPUT, an expired or used one CONFLICT (a call past its own deadline is CONFLICT with status EXPIRED, as without a link); then nothing is recorded.',
       }),
       editedArguments: t.arg({
         description:
@@ -327,7 +327,7 @@ builder.mutationFields((t) => ({
       }),
       link: t.arg.string({
         description:
-          'The one-time link token from a notification (`?link=`), when deciding through it: a forged or altered one (or one for another call) is BAD_USER_INPUT, an expired one FORBIDDEN, a used one CONFLICT; then nothing is recorded.',
+          'The one-time link token from a notification (`?link=`), when deciding through it: a forged or altered one (or one for another call) is BAD_USER_INPUT, an expired or used one CONFLICT (a call past its own deadline is CONFLICT with status EXPIRED, as without a link); then nothing is recorded.',
       }),
       feedback: t.arg.string({
         description:

@@ -70,7 +70,7 @@ export const ToolBudgetType = builder.objectRef<ToolBudget>('ToolBudget').implem
     approvalTimeoutMs: t.int({
       nullable: true,
       description:
-        'How long a call may wait for a decision before it counts as denied with reason `expired`.',
+        'How long a call may wait for a decision, in milliseconds, before it ends EXPIRED (RECOVERABLE `approval_expired`; not a denial).',
       resolve: (budget) => budget.approvalTimeoutMs ?? null,
     }),
     approvals: t.int({
@@ -161,7 +161,7 @@ export const ToolBudgetInput = builder.inputType('ToolBudgetInput', {
     timeoutMs: t.int({ description: 'How long one call may run, in milliseconds (at most one hour).' }),
     approvalTimeoutMs: t.int({
       description:
-        'How long a call may wait for a decision, in milliseconds (at most 30 days), before it is denied as `expired`.',
+        'How long a call may wait for a decision, in milliseconds (at most 30 days), before it ends EXPIRED (RECOVERABLE `approval_expired`; not a denial).',
     }),
     approvals: t.int({
       description:

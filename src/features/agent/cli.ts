@@ -68,7 +68,7 @@ export const agentCommands: Command<AgentCliServices>[] = [
       'max-tokens': { type: 'string', description: 'input plus output tokens it may use' },
       'auto-approve': {
         type: 'boolean',
-        description: 'approve calls of safe tools (read-only, or LOW cost and closed-world) at once',
+        description: 'approve calls of read-only tools at once; anything that writes waits for a person',
       },
     },
     async run({ values, positionals }, services, io) {

@@ -6,6 +6,7 @@ import { conflict, notFound } from '../../core/errors.js';
 import { parseInput } from '../../core/parse-input.js';
 import type { Db } from '../../db/client.js';
 import { appendEvents } from '../../journal/append.js';
+import { namedPreset } from '../../model/context/preset.js';
 import type { ModelConnectionService } from '../models/index.js';
 import { DEFAULT_MAX_ROUNDS, type StartAgentRunInput, startAgentRunInputSchema } from './input.js';
 import { agentJobs, agentRounds } from './tables.js';
@@ -42,6 +43,8 @@ export class AgentRunService {
     // A run the caller may not read is NOT_FOUND before anything else is said about it.
     const existing = input.runId ? await this.undrivenRun(input.runId, principal) : null;
     await this.connections.require(input.connection);
+    // A name no preset has would fail the first request; refused here, before a run is made.
+    if (input.presetName != null) namedPreset(input.presetName);
     const run = existing ?? (await this.runs.create(input.run, principal));
     const job = await this.db.transaction(async (tx) => {
       const locked = await this.runs.lock(tx, run.id);

@@ -12,11 +12,18 @@ interface GraphiQLFiles {
   assets: Map<string, StaticAsset>;
   css: string;
   js: string;
+  /** Starts GraphiQL from the page's JSON block: the page needs no inline script (script-src 'self'). */
+  start: string;
   favicon: string;
   workers: Record<'editorWorkerService' | 'json' | 'graphql', string>;
 }
 
 let files: GraphiQLFiles | undefined;
+
+const START = `const config = JSON.parse(document.getElementById('graphiql-config').textContent);
+self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: (moduleId, label) => config.workers[label] };
+YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), config.options);
+`;
 
 function add(assets: Map<string, StaticAsset>, name: string, body: Buffer, contentType: string): string {
   const asset = new StaticAsset(body, contentType, immutable);
@@ -38,6 +45,7 @@ function graphiqlFiles(): GraphiQLFiles {
     assets,
     css: add(assets, 'graphiql.css', Buffer.from(bundle.css), 'text/css; charset=utf-8'),
     js: add(assets, 'graphiql.js', Buffer.from(bundle.js), js),
+    start: add(assets, 'start.js', Buffer.from(START), js),
     favicon: icon ? add(assets, 'favicon.ico', Buffer.from(icon[2]!, 'base64'), icon[1]!) : bundle.favicon,
     workers: {
       editorWorkerService: add(assets, 'editor.worker.js', Buffer.from(bundle.editorWorkerService), js),
@@ -57,7 +65,10 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
 /** `<` escaped too, so a value cannot end the script element it is written into. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
-/** yoga's `renderGraphiQL`: the same page as @graphql-yoga/render-graphiql, with its files by reference. */
+/**
+ * yoga's `renderGraphiQL`: the same page as @graphql-yoga/render-graphiql, with its files by
+ * reference and its settings in a JSON block that a served file reads, so no script is inline.
+ */
 export function renderGraphiQL(options?: GraphiQLOptions): string {
   const f = graphiqlFiles();
   return `<!doctype html>
@@ -71,12 +82,9 @@ export function renderGraphiQL(options?: GraphiQLOptions): string {
   <body id="body" class="no-focus-outline">
     <noscript>You need to enable JavaScript to run this app.</noscript>
     <div id="root"></div>
+    <script type="application/json" id="graphiql-config">${scriptJson({ workers: f.workers, options: options ?? {} })}</script>
     <script src="${f.js}"></script>
-    <script>
-      const workers = ${scriptJson(f.workers)};
-      self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: (moduleId, label) => workers[label] };
-      YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), ${scriptJson(options ?? {})});
-    </script>
+    <script src="${f.start}"></script>
   </body>
 </html>
 `;

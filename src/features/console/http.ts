@@ -8,6 +8,7 @@ import {
   readConsoleBuild,
 } from './console-files.js';
 import { graphiqlAsset } from './graphiql.js';
+import { setPageHeaders } from './page-headers.js';
 
 export interface ConsoleHandlerOptions {
   /** The built console (console/dist of this repository by default). */
@@ -19,6 +20,15 @@ export type StaticHandler = (req: IncomingMessage, res: ServerResponse) => boole
 
 function send(req: IncomingMessage, res: ServerResponse, asset: StaticAsset): void {
   sendAsset(req, res, asset).catch((error: unknown) => res.destroy(error as Error));
+}
+
+/** The path of a request target; null for one no URL parser takes (`//`), which is not a page here. */
+function pathnameOf(target: string | undefined): string | null {
+  try {
+    return new URL(target ?? '/', 'http://server').pathname;
+  } catch {
+    return null;
+  }
 }
 
 /** The console's mount points: `/` and `/console` show the same page (it routes by the URL hash). */
@@ -36,14 +46,17 @@ export function createConsoleHandler(options: ConsoleHandlerOptions = {}): Stati
   let build: ConsoleBuild | null = null;
   return (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-    const pathname = new URL(req.url ?? '/', 'http://server').pathname;
+    const pathname = pathnameOf(req.url);
+    if (pathname === null) return false;
     const graphiql = graphiqlAsset(pathname);
     if (graphiql) {
+      setPageHeaders(res);
       send(req, res, graphiql);
       return true;
     }
     const path = consolePath(pathname);
     if (path === null) return false;
+    setPageHeaders(res);
     // Looked at again for each page load, so a rebuild next to a running server is picked up.
     if (!build || (path === '' && build.stamp !== buildStamp(dir))) build = readConsoleBuild(dir);
     if (!build) {

@@ -2,3 +2,4 @@
 
 export { renderGraphiQL } from './graphiql.js';
 export { type ConsoleHandlerOptions, createConsoleHandler, type StaticHandler } from './http.js';
+export { PAGE_HEADERS, PAGE_POLICY, setPageHeaders } from './page-headers.js';

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import { actorOf, type Principal } from '../../core/auth.js';
-import { badInput, conflict, forbidden } from '../../core/errors.js';
+import { badInput, conflict } from '../../core/errors.js';
 import type { Db } from '../../db/client.js';
 import type { Executor, Tx } from '../../db/tx.js';
 import { sameSignature, signLink } from './rules/signature.js';
@@ -89,7 +89,13 @@ export class ApprovalLinks {
     const link = await this.verify(tx, token);
     if (link.callId !== callId) throw badInput('this approval link is for another call', { field: 'link' });
     const now = this.options.now();
-    if (link.expiresAt <= now) throw forbidden('this approval link expired');
+    // Like a decision after the call's own expiry (CONFLICT, status EXPIRED): the link's moment has
+    // passed, which is a state of the link, not a lack of permission.
+    if (link.expiresAt <= now)
+      throw conflict('this approval link expired', {
+        field: 'link',
+        expiresAt: link.expiresAt.toISOString(),
+      });
     const [used] = await tx
       .update(approvalLinks)
       .set({ usedAt: now, usedBy: actorOf(principal) })

@@ -1,4 +1,6 @@
 import { describe, expect } from 'vitest';
+import { runs } from '../../../src/calls/tables.js';
+import { agentJobs } from '../../../src/features/agent/tables.js';
 import type { Yoga } from '../../../src/graphql/yoga.js';
 import { fakeConnection, PROMPT, agentTest as test } from '../../support/agent-loop.js';
 import { answer } from '../../support/fake-provider.js';
@@ -94,6 +96,22 @@ describe('the agent loop over GraphQL', () => {
       rounds: [{ round: 1, calls: 0, attempts: 1, usage: { inputTokens: 30, outputTokens: 7 } }],
       run: { status: 'COMPLETED' },
     });
+  });
+
+  test('an unknown presetName is BAD_USER_INPUT naming the built-in presets; no run or loop is made', async ({
+    services,
+    gql,
+    tokens,
+    fakeProvider,
+  }) => {
+    await fakeConnection(services, fakeProvider, 'OPENAI_CHAT');
+    const input = { run: { profileId: 'p1' }, connection: 'fake', prompt: PROMPT, presetName: 'nope' };
+    const res = await gql(START, { input }, tokens.AGENT);
+    expect(res.data).toBeNull();
+    expect(res.errors![0]!.message).toMatch(/^no context preset "nope"; built-in presets: default/);
+    expect(res.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'presetName' });
+    expect(await services.database.db.select().from(agentJobs)).toEqual([]);
+    expect(await services.database.db.select().from(runs)).toEqual([]);
   });
 
   test('modelOutput streams each round’s text deltas and call starts as they arrive', async ({

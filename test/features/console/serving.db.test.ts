@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect } from 'vitest';
+import { PAGE_POLICY } from '../../../src/features/console/index.js';
 import { serverTest } from '../../support/app-server.js';
 
 const indexHtml =
@@ -128,6 +129,25 @@ describe('the console page', () => {
     expect(body.toString()).toContain('npm run build:console');
   });
 
+  test('a request for // is not a page and does not stop the server', async ({ origin }) => {
+    const { response } = await raw(`${origin}//`, { accept: 'text/html' });
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect((await raw(`${origin}/`)).response.status).toBe(200);
+  });
+
+  test.for(['/', '/console', '/console/assets/app-abc123.js'])(
+    '%s is served with a strict CSP, no framing and no Referer',
+    async (path, { origin }) => {
+      const { response } = await raw(`${origin}${path}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-security-policy')).toBe(PAGE_POLICY);
+      expect(PAGE_POLICY).toContain("frame-ancestors 'none'");
+      expect(PAGE_POLICY).toContain("script-src 'self';");
+      expect(response.headers.get('x-frame-options')).toBe('DENY');
+      expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    },
+  );
+
   test('the API is still answered at /graphql', async ({ origin, tokens }) => {
     const response = await fetch(`${origin}/graphql`, {
       method: 'POST',
@@ -152,6 +172,21 @@ describe('GraphiQL', () => {
     expect(html).toMatch(/<link rel="stylesheet" href="\/graphiql\/[\w-]+\/graphiql\.css" \/>/);
   });
 
+  test('its page has no inline script and is served with the same CSP, no framing and no Referer', async ({
+    origin,
+  }) => {
+    const { response, html } = await page(origin);
+    expect(response.headers.get('content-security-policy')).toBe(PAGE_POLICY);
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    const scripts = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(
+      scripts.filter(
+        ([, attributes, body]) => body!.trim() !== '' && !/type="application\/json"/.test(attributes!),
+      ),
+    ).toEqual([]);
+  });
+
   test("GraphiQL's script is cached as immutable and sent compressed", async ({ origin }) => {
     const { html } = await page(origin);
     const script = /<script src="([^"]+)">/.exec(html)![1]!;
@@ -164,7 +199,8 @@ describe('GraphiQL', () => {
 
   test('each worker GraphiQL names is served', async ({ origin }) => {
     const { html } = await page(origin);
-    const workers = JSON.parse(/const workers = (\{[^}]+\});/.exec(html)![1]!) as Record<string, string>;
+    const config = /<script type="application\/json" id="graphiql-config">(.*?)<\/script>/s.exec(html)![1]!;
+    const workers = (JSON.parse(config) as { workers: Record<string, string> }).workers;
     expect(Object.keys(workers).sort()).toEqual(['editorWorkerService', 'graphql', 'json']);
     for (const path of Object.values(workers)) {
       const { response } = await raw(`${origin}${path}`);

@@ -156,7 +156,7 @@ describe('one-time signed links', () => {
     expect(await decisionEvents(services, call.id)).toEqual([]);
   });
 
-  test('an expired link is refused and decides nothing', async ({
+  test('an expired link is CONFLICT and decides nothing', async ({
     services,
     run,
     receiver,
@@ -174,7 +174,7 @@ describe('one-time signed links', () => {
     const res = await gql(APPROVE, { id: call.id, link: expired.token }, tokens.APPROVER);
     expect(res.errors![0]!).toMatchObject({
       message: 'this approval link expired',
-      extensions: { code: 'FORBIDDEN' },
+      extensions: { code: 'CONFLICT', field: 'link', expiresAt: expired.expiresAt.toISOString() },
     });
     expect((await services.calls.get(call.id))!.status).toBe('AWAITING_APPROVAL');
   });

@@ -69,6 +69,7 @@ describe('generic webhook', () => {
         approvalExpiresAt: null,
       },
       decision: null,
+      warnings: [],
       link: {
         url: expect.stringMatching(
           new RegExp(`^${CONSOLE}/#/calls/${call.id}\\?link=[0-9a-f-]{36}\\.[A-Za-z0-9_-]{43}$`),

@@ -3,6 +3,7 @@ import { eq, sql } from 'drizzle-orm';
 import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
 import { apiTokens } from '../../../src/features/tokens/tables.js';
+import type { Yoga } from '../../../src/graphql/yoga.js';
 import { dbTest as test } from '../../support/fixtures.js';
 import { waitFor } from '../../support/lifecycle.js';
 
@@ -57,6 +58,53 @@ describe('createApiToken', () => {
     );
     expect(refusal(res)).toEqual([
       { code: 'BAD_USER_INPUT', message: 'input.expiresAt: must be in the future' },
+    ]);
+  });
+});
+
+describe('a token that was sent and refused', () => {
+  const meWith = async (yoga: Yoga, authorization: string | null) => {
+    const response = await yoga.fetch('http://localhost/graphql', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(authorization === null ? {} : { authorization }),
+      },
+      body: JSON.stringify({ query: ME }),
+    });
+    return (await response.json()) as { errors?: Array<{ message: string; extensions?: { code?: string } }> };
+  };
+
+  test('an unknown token says the server does not know it, not "send a token"', async ({ yoga }) => {
+    expect(refusal(await meWith(yoga, 'Bearer not-a-token'))).toEqual([
+      {
+        code: 'UNAUTHENTICATED',
+        message:
+          'authentication failed: this token is not known to this server (mistyped, or a secret rotated out)',
+      },
+    ]);
+  });
+
+  test('a revoked token says it was revoked', async ({ yoga, services }) => {
+    const { secret, token } = await services.tokens.create({ name: 'gone', role: 'VIEWER', users: ['u1'] });
+    await services.tokens.revoke(token.id);
+    expect(refusal(await meWith(yoga, `Bearer ${secret}`))).toEqual([
+      { code: 'UNAUTHENTICATED', message: 'authentication failed: this token was revoked' },
+    ]);
+  });
+
+  test('an Authorization header that is not "Bearer <token>" says so', async ({ yoga }) => {
+    expect(refusal(await meWith(yoga, 'Basic dXNlcjpwYXNz'))).toEqual([
+      {
+        code: 'UNAUTHENTICATED',
+        message: 'authentication failed: the Authorization header must be "Bearer <token>"',
+      },
+    ]);
+  });
+
+  test('no Authorization at all asks for one', async ({ yoga }) => {
+    expect(refusal(await meWith(yoga, null))).toEqual([
+      { code: 'UNAUTHENTICATED', message: 'authentication required: send Authorization: Bearer <token>' },
     ]);
   });
 });
@@ -229,7 +277,11 @@ describe('rotateApiToken', () => {
     await services.tokens.rotate(token.id, { overlapSeconds: 600 });
     await services.tokens.rotate(token.id, { overlapSeconds: 600 });
     expect(refusal(await gql(ME, {}, first))).toEqual([
-      { code: 'UNAUTHENTICATED', message: 'authentication required: send Authorization: Bearer <token>' },
+      {
+        code: 'UNAUTHENTICATED',
+        message:
+          'authentication failed: this token is not known to this server (mistyped, or a secret rotated out)',
+      },
     ]);
   });
 

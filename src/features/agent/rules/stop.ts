@@ -57,9 +57,9 @@ export function limitReached(job: LimitState): 'max_rounds' | 'token_budget' | n
 export const FINISH_TOOL = 'workspace.finish';
 
 /**
- * Tools `--auto-approve` may approve: a read-only tool (which cannot be destructive), or one of LOW
- * cost that is neither destructive nor reaches outside the server (openWorld). Anything that
- * writes, deletes or reaches out waits for a person.
+ * Tools `--auto-approve` may approve: read-only ones (which cannot be destructive). Cost says
+ * nothing about effects: a LOW-cost tool that writes a file still writes it, so anything that
+ * writes or deletes waits for a person.
  */
 export function autoApprovable(annotations: {
   readOnly: boolean;
@@ -67,6 +67,5 @@ export function autoApprovable(annotations: {
   openWorld: boolean;
   cost: string | null;
 }): boolean {
-  if (annotations.readOnly) return true;
-  return annotations.cost === 'LOW' && !annotations.destructive && !annotations.openWorld;
+  return annotations.readOnly;
 }

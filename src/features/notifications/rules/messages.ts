@@ -1,4 +1,5 @@
 import type { JournalEvent } from '../../../core/journal-event.js';
+import { revealText, revealWarnings } from '../../../core/reveal.js';
 import { outcomeOf } from './events.js';
 import type { NotificationEventKind, NotificationKind } from './kinds.js';
 
@@ -30,6 +31,20 @@ function decisionOf(source: JournalEvent) {
   return { outcome, by: source.actor, reason };
 }
 
+/**
+ * What a person should be warned of in the text a notification shows (invisible or bidi
+ * characters, words mixing look-alike scripts), each line naming the field it is in.
+ */
+function warningsOf(call: CallSummary, reason: string | null): string[] {
+  const fields: Array<[string, string | null]> = [
+    ['tool', call.tool],
+    ['userId', call.userId],
+    ['approvalMessage', call.approvalMessage],
+    ['reason', reason],
+  ];
+  return fields.flatMap(([field, text]) => (text ? revealWarnings(text).map((w) => `${field} ${w}`) : []));
+}
+
 /** The generic webhook's JSON body (docs/notifications.md). */
 export function webhookBody(content: NotificationContent): Record<string, unknown> {
   const { call, source, link } = content;
@@ -51,13 +66,17 @@ export function webhookBody(content: NotificationContent): Record<string, unknow
       approvalExpiresAt: call.approvalExpiresAt?.toISOString() ?? null,
     },
     decision: decisionOf(source),
+    warnings: warningsOf(call, decisionOf(source)?.reason ?? null),
     link: link ? { url: link.url, expiresAt: link.expiresAt.toISOString() } : null,
   };
 }
 
-/** Slack's mrkdwn treats these three as control characters; anything a model or person wrote is escaped. */
+/**
+ * Slack's mrkdwn treats these three as control characters; anything a model or person wrote is
+ * escaped, and its invisible and bidi characters are written out (`⟦U+202E⟧`).
+ */
 function escapeChat(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return revealText(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 const HEADLINES: Record<NotificationEventKind, string> = {
@@ -73,6 +92,7 @@ export function chatBody(content: NotificationContent): { text: string } {
   const lines = [`*${HEADLINES[content.event]}*: \`${escapeChat(call.tool)}\`${who} (run ${call.runId})`];
   if (call.approvalMessage) lines.push(escapeChat(call.approvalMessage));
   const decision = decisionOf(source);
+  for (const warning of warningsOf(call, decision?.reason ?? null)) lines.push(`⚠ ${escapeChat(warning)}`);
   if (decision) {
     const why = decision.reason ? `: ${escapeChat(decision.reason)}` : '';
     lines.push(

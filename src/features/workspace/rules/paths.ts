@@ -7,8 +7,9 @@
  * - `escape`: the path tries to leave the workspace (absolute, drive, UNC, URL, `..` above the
  *   root, backslash traversal, percent-encoded path syntax). Seed §11 makes that a
  *   SYSTEM_FAILURE that fails the run, because no honest edit needs it.
- * - `invalid`: ill-formed but harmless (control characters, look-alike separators, reserved
- *   device names, trailing dots, over-long names). The model gets a recoverable error.
+ * - `invalid`: ill-formed but harmless (control and invisible format characters, look-alike
+ *   separators, compatibility forms such as fullwidth letters, reserved device names, trailing
+ *   dots, over-long names). The model gets a recoverable error.
  *
  * Decisions:
  * - `%` is an ordinary character: storage never decodes, so `100%.txt` and `a%20b` are names
@@ -46,6 +47,7 @@ export type PathInvalidCode =
   | 'path_empty'
   | 'path_control'
   | 'path_lookalike'
+  | 'path_compatibility'
   | 'path_backslash'
   | 'path_reserved_char'
   | 'path_reserved_name'
@@ -168,8 +170,9 @@ function findEncodedEscape(path: string, decoded: string, raw: string): PathEsca
 }
 
 // C0/C1 controls, lone surrogates, line/paragraph separators, and the invisible characters that
-// make a name display differently from what it is (bidi overrides, zero-width space, BOM).
-const CONTROL = /[\p{Cc}\p{Cs}\u061C\u200B\u200E\u200F\u2028\u2029\u202A-\u202E\u2066-\u2069\uFEFF]/u;
+// make a name display differently from what it is: every format character (Cf: bidi controls,
+// zero-width characters, soft hyphen, BOM), variation selectors, and the invisible separators.
+const CONTROL = /[\p{Cc}\p{Cs}\p{Cf}\u200B\u2028\u2029\p{Variation_Selector}\u180E\u115F\u1160\u3164\uFFA0]/u;
 
 // Look-alikes of `.`, `/`, `\` and `:` that NFKC does not fold to ASCII; the ones it does fold
 // (fullwidth forms, one-dot leader, small full stop...) are caught by `foldsToSyntax`.
@@ -191,24 +194,40 @@ const LOOKALIKES = new Set([
   '\uFF61',
 ]);
 
+/** `U+00AD` */
+const codePoint = (char: string): string =>
+  `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
 const foldsToSyntax = (char: string): boolean => /[./\\:]/.test(char.normalize('NFKC'));
 
 function findBadCharacter(path: string, decoded: string, raw: string): PathInvalid | null {
   const shown = quote(raw);
-  if (CONTROL.test(path) || CONTROL.test(decoded)) {
+  const control = CONTROL.exec(path) ?? CONTROL.exec(decoded);
+  if (control) {
     return rejectInvalid(
       'path_control',
-      `path ${shown} contains a control or invisible formatting character`,
+      `path ${shown} contains ${codePoint(control[0])}, a control or invisible formatting character that would show the approver another name than the one written; remove it`,
     );
   }
   // The decoded form is checked too, so no chain of decoding and NFKC folding yields a separator.
   for (const char of decoded) {
     if (char.charCodeAt(0) < 0x80) continue;
     if (LOOKALIKES.has(char) || foldsToSyntax(char)) {
-      const code = char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
       return rejectInvalid(
         'path_lookalike',
-        `path ${shown} contains '${char}' (U+${code}), which looks like '.', '/', '\\' or ':'; use plain ASCII`,
+        `path ${shown} contains '${char}' (${codePoint(char)}), which looks like '.', '/', '\\' or ':'; use plain ASCII`,
+      );
+    }
+  }
+  // A compatibility form (fullwidth letters, ligatures, superscripts) reads as its plain form but is
+  // another name: the approver would see `ｏｕｔｐｕｔ` as `output`.
+  for (const char of path) {
+    if (char.charCodeAt(0) < 0x80) continue;
+    const plain = char.normalize('NFKC');
+    if (plain !== char.normalize('NFC')) {
+      return rejectInvalid(
+        'path_compatibility',
+        `path ${shown} contains '${char}' (${codePoint(char)}), a compatibility form of ${JSON.stringify(plain)}; write ${JSON.stringify(path.normalize('NFKC'))} instead`,
       );
     }
   }

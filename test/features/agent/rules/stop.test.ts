@@ -9,10 +9,11 @@ import {
 } from '../../../../src/features/agent/rules/stop.js';
 
 describe('the agent loop’s rules', () => {
-  test('--auto-approve approves only read-only tools, or LOW-cost ones that neither destroy nor reach outside', () => {
+  test('--auto-approve approves only read-only tools: a LOW-cost write waits', () => {
     const cases: Array<[Parameters<typeof normalizeAnnotations>[0], boolean]> = [
       [{ readOnly: true }, true],
-      [{ readOnly: false, destructive: false, openWorld: false, cost: 'LOW' }, true],
+      [{ readOnly: true, cost: 'LOW' }, true],
+      [{ readOnly: false, destructive: false, openWorld: false, cost: 'LOW' }, false],
       [{ readOnly: false, destructive: true, openWorld: false, cost: 'LOW' }, false],
       [{ readOnly: false, destructive: false, openWorld: true, cost: 'LOW' }, false],
       [{ readOnly: false, destructive: false, openWorld: false, cost: 'HIGH' }, false],

@@ -137,7 +137,11 @@ const HOSTILE: Array<[string, Outcome]> = [
   ['\u212B.txt', ok('\u00C5.txt')],
   ['\u1100\u1161.md', ok('\uAC00.md')],
   ['output/re\u0301sume\u0301.md', ok('output/r\u00e9sum\u00e9.md')],
-  ['\uFB01le.txt', ok('\uFB01le.txt')],
+  // compatibility forms read as their plain form but are another name
+  ['\uFB01le.txt', invalid('path_compatibility')],
+  ['\uFF4F\uFF55\uFF54\uFF50\uFF55\uFF54/report.md', invalid('path_compatibility')],
+  ['output/r\u00B2.md', invalid('path_compatibility')],
+  ['\u2460.md', invalid('path_compatibility')],
   ['\u65E5\u672C\u8A9E/\u6587\u66F8.txt', ok('\u65E5\u672C\u8A9E/\u6587\u66F8.txt')],
   // control and invisible characters
   ['a\u0000b', invalid('path_control')],
@@ -154,6 +158,15 @@ const HOSTILE: Array<[string, Outcome]> = [
   ['\uFEFFa', invalid('path_control')],
   ['a\uD800b', invalid('path_control')],
   ['a\u2028b', invalid('path_control')],
+  // every format character, variation selectors and invisible fillers
+  ['out\u00ADput/a.md', invalid('path_control')],
+  ['a\u2060b', invalid('path_control')],
+  ['a\u200Db', invalid('path_control')],
+  ['a\u061Cb', invalid('path_control')],
+  ['a\uFE0Fb', invalid('path_control')],
+  ['a\u{E0101}b', invalid('path_control')],
+  ['a\u{E0041}b', invalid('path_control')],
+  ['a\u3164b', invalid('path_control')],
   // Windows reserved device names, with or without extension, any case
   ['CON', invalid('path_reserved_name')],
   ['con.txt', invalid('path_reserved_name')],
@@ -164,7 +177,7 @@ const HOSTILE: Array<[string, Outcome]> = [
   ['com9.log', invalid('path_reserved_name')],
   ['lpt1', invalid('path_reserved_name')],
   ['LPT9.txt', invalid('path_reserved_name')],
-  ['COM\u00B9', invalid('path_reserved_name')],
+  ['COM\u00B9', invalid('path_compatibility')],
   ['CON .txt', invalid('path_reserved_name')],
   ['CONIN$', invalid('path_reserved_name')],
   ['my/con/file.md', invalid('path_reserved_name')],
