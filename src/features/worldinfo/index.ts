@@ -1,4 +1,6 @@
 /** The world-info feature as other modules see it. */
+
+export { CharacterService, type Roleplay } from './characters.js';
 export { worldInfoCommands } from './cli.js';
 export { WorldInfoService } from './service.js';
 export { worldInfoTools } from './tools/index.js';

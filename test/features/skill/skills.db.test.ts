@@ -62,9 +62,9 @@ describe('skill import', () => {
   });
 
   test('reads every skill folder below a directory', async ({ services }) => {
-    const { folders, skipped } = readSkillFolders(SKILLS_DIR);
+    const { folders } = readSkillFolders(SKILLS_DIR);
     expect(folders.map((folder) => folder.folderName)).toEqual(fixtureSkills);
-    expect(skipped).toEqual([]);
+    expect(folders.map((folder) => folder.skipped)).toEqual(fixtureSkills.map(() => []));
     expect((await services.skills.importSkills(folders, 'test')).map((skill) => skill.name)).toEqual(
       fixtureSkills,
     );

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
+  WorldInfoError,
+  type WorldInfoErrorReason,
+} from '../../../../src/features/worldinfo/rules/entries.js';
+import {
   extractCharacterBook,
   normalizeWorldInfo,
   parseWorldInfoJson,
-  WorldInfoError,
-  type WorldInfoErrorReason,
 } from '../../../../src/features/worldinfo/rules/worldinfo.js';
 import { readFixture } from '../../../support/chat.js';
 
