@@ -68,7 +68,7 @@ export class CharacterService {
   }
 
   /** A card file read by the CLI: a PNG by its signature, JSON otherwise. */
-  importFile(bytes: Buffer, fileName: string, actor: string): Promise<CharacterRow> {
+  async importFile(bytes: Buffer, fileName: string, actor: string): Promise<CharacterRow> {
     const source = isPng(bytes) ? fromPng(bytes) : sourceText({ json: bytes.toString('utf8') });
     return this.store(source, fileName, actor);
   }

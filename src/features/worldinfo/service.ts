@@ -7,7 +7,7 @@ import { codePoints } from '../../core/unicode.js';
 import type { Db } from '../../db/client.js';
 import type { ChatService } from '../chat/index.js';
 import { detectBook, insertBook, type LorebookRow, sourceText } from './books.js';
-import type { CharacterService } from './characters.js';
+import type { CharacterService, Roleplay } from './characters.js';
 import { activateWorldInfo, DEFAULT_SCAN_DEPTH, MAX_SCAN_DEPTH } from './rules/activation.js';
 import type { WorldInfoEntry } from './rules/entries.js';
 import { substituteMacros } from './rules/macros.js';
@@ -77,6 +77,11 @@ export class WorldInfoService {
     private readonly chats: ChatService,
     private readonly characters: CharacterService,
   ) {}
+
+  /** The chat's character and macro values (characters.ts), for context assembly. */
+  roleplay(chatId: string | null): Promise<Roleplay> {
+    return this.characters.roleplay(chatId);
+  }
 
   list(): Promise<LorebookRow[]> {
     return this.db.select().from(lorebooks).orderBy(asc(lorebooks.name), asc(lorebooks.id));

@@ -1,10 +1,12 @@
 /**
  * The character card inside a PNG, read the way SillyTavern's `character-card-parser.js` reads it:
  * the `tEXt` chunks, `ccv3` (V3) before `chara` (V2), keyword compared without case, the text
- * base64 of the card's UTF-8 JSON. Chunks are read with `png-chunks-extract` (the package
- * SillyTavern uses), which checks every chunk's CRC and that the file reaches IEND.
+ * base64 of the card's UTF-8 JSON. Every chunk's length and CRC are checked (Node's own
+ * `zlib.crc32`) and the file must reach IEND, as SillyTavern's `png-chunks-extract` does; that
+ * package (unchanged since 2016) allocates a chunk's declared length before checking it, so a
+ * corrupt length could ask for 4 GiB, which is why it is not used here.
  */
-import extractChunks from 'png-chunks-extract';
+import { crc32 } from 'node:zlib';
 import { type CardChunk, cardChunks } from './card.js';
 import { WorldInfoError } from './entries.js';
 
@@ -22,19 +24,27 @@ export const isPng = (bytes: Uint8Array): boolean =>
 const badPng = (message: string) => new WorldInfoError('INVALID_PNG', message);
 
 /**
- * Every chunk's declared length must fit in the file before the package reads it: it allocates
- * the declared length first, and a corrupt length would ask for up to 4 GiB.
+ * Every chunk up to IEND, each length checked against the file and each CRC (over type and data)
+ * checked, as the PNG specification asks: a damaged or cut file is refused, not half read.
  */
-function checkChunkBounds(bytes: Uint8Array): void {
+function readChunks(bytes: Uint8Array): Array<{ type: string; data: Uint8Array }> {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const chunks: Array<{ type: string; data: Uint8Array }> = [];
   let offset = SIGNATURE.length;
   while (offset + 8 <= bytes.length) {
     const length = view.getUint32(offset);
     const type = String.fromCharCode(...bytes.subarray(offset + 4, offset + 8));
+    if (chunks.length === 0 && type !== 'IHDR')
+      throw badPng('the PNG is damaged: it does not start with IHDR');
     if (offset + 12 + length > bytes.length) {
       throw badPng(`the PNG is truncated: its ${type} chunk at byte ${offset} runs past the end of the file`);
     }
-    if (type === 'IEND') return;
+    const crc = view.getUint32(offset + 8 + length);
+    if (crc32(bytes.subarray(offset + 4, offset + 8 + length)) !== crc) {
+      throw badPng(`the PNG is damaged: the CRC of its ${type} chunk at byte ${offset} does not match`);
+    }
+    if (type === 'IEND') return chunks;
+    chunks.push({ type, data: bytes.subarray(offset + 8, offset + 8 + length) });
     offset += 12 + length;
   }
   throw badPng('the PNG is truncated: it ends before its IEND chunk');
@@ -65,14 +75,9 @@ function decodeCard(text: string, chunk: CardChunk): string {
 
 export function readPngCard(bytes: Uint8Array): PngCard {
   if (!isPng(bytes)) throw badPng('this is not a PNG file (its signature is wrong)');
-  checkChunkBounds(bytes);
-  let chunks: Array<{ name: string; data: Uint8Array }>;
-  try {
-    chunks = extractChunks(bytes);
-  } catch (error) {
-    throw badPng(`the PNG is damaged: ${(error as Error).message}`);
-  }
-  const texts = chunks.filter((chunk) => chunk.name === 'tEXt').map((chunk) => decodeText(chunk.data));
+  const texts = readChunks(bytes)
+    .filter((chunk) => chunk.type === 'tEXt')
+    .map((chunk) => decodeText(chunk.data));
   for (const chunk of cardChunks) {
     const found = texts.find((text) => text.keyword.toLowerCase() === chunk);
     if (found) return { json: decodeCard(found.text, chunk), chunk };
