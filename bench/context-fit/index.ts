@@ -54,7 +54,15 @@ function sources(results: number, chars: number, salt: string): ContextSources {
       },
     },
   }));
-  return { runId: 'bench', chat: null, worldInfo: null, workspace: null, toolCalls, prompt: null };
+  return {
+    runId: 'bench',
+    chat: null,
+    character: null,
+    worldInfo: null,
+    workspace: null,
+    toolCalls,
+    prompt: null,
+  };
 }
 
 const truncate: ContextPreset = {

@@ -72,7 +72,7 @@ import {
   workspaceTools,
 } from '../features/workspace/index.js';
 import { checkWorkspacePath } from '../features/workspace/rules/paths.js';
-import { WorldInfoService, worldInfoTools } from '../features/worldinfo/index.js';
+import { CharacterService, WorldInfoService, worldInfoTools } from '../features/worldinfo/index.js';
 import { JournalBus } from '../journal/bus.js';
 import { Invalidations } from '../journal/invalidations.js';
 import { JournalService } from '../journal/service.js';
@@ -108,6 +108,7 @@ export interface Services {
   chats: ChatService;
   skills: SkillService;
   worldInfo: WorldInfoService;
+  characters: CharacterService;
   context: ContextService;
   models: ModelService;
   extensions: ExtensionBridge;
@@ -188,7 +189,8 @@ export function createServices(database: Database, logger: Logger, options: Serv
     chatOwner: (tx, chatId) => chats.owner(tx, chatId),
   });
   const skills = new SkillService(toolDb);
-  const worldInfo = new WorldInfoService(toolDb, chats);
+  const characters = new CharacterService(toolDb, chats);
+  const worldInfo = new WorldInfoService(toolDb, chats, characters);
   const builtIns = new BuiltInExecutor([
     ...workspaceTools(workspaces),
     ...chatTools(chats),
@@ -313,6 +315,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
     chats,
     skills,
     worldInfo,
+    characters,
     context,
     models,
     extensions,

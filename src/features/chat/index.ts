@@ -1,5 +1,5 @@
 /** The chat feature as other modules see it. */
 export { chatCommands } from './cli.js';
-export { ChatService } from './service.js';
+export { ChatService, type LastSpeakers } from './service.js';
 export type { ChatRow, HistoryPage } from './shapes.js';
 export { chatTools } from './tools/index.js';

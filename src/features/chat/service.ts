@@ -259,4 +259,31 @@ export class ChatService {
     );
     return rows.reverse().map((row) => ({ name: row.name, text: row.text }));
   }
+
+  /**
+   * The newest message, the newest user message and the newest character message (hidden and
+   * non-standard lines excluded): what SillyTavern's `{{lastMessage}}`, `{{lastUserMessage}}` and
+   * `{{lastCharMessage}}` read, and whose names stand for `{{user}}` and `{{char}}` when the
+   * chat's header does not give them.
+   */
+  async lastSpeakers(chatId: string): Promise<LastSpeakers> {
+    const rows = rowsOf<{ is_user: boolean; name: string; text: string; idx: number }>(
+      await this.db.execute(sql`
+        select distinct on (is_user) is_user, name, "text", idx from chat_messages
+        where chat_id = ${chatId} and not is_system and not non_standard
+        order by is_user, idx desc`),
+    );
+    const pick = (row: (typeof rows)[number] | undefined) =>
+      row ? { name: row.name, text: row.text } : null;
+    const user = rows.find((row) => row.is_user);
+    const char = rows.find((row) => !row.is_user);
+    const last = [user, char].filter((row) => row !== undefined).sort((a, b) => b.idx - a.idx)[0];
+    return { last: pick(last), user: pick(user), char: pick(char) };
+  }
+}
+
+export interface LastSpeakers {
+  last: { name: string; text: string } | null;
+  user: { name: string; text: string } | null;
+  char: { name: string; text: string } | null;
 }

@@ -8,15 +8,13 @@ export const skillCommands: Command<{ skills: SkillService }>[] = [
     summary: 'Import an Agent Skills folder, or every skill folder in a directory.',
     usage: 'skill import <dir>',
     async run({ positionals }, services, io) {
-      const { folders, skipped } = readSkillFolders(
-        existingPath(positionals[0], 'skill directory', 'directory'),
-      );
+      const { folders } = readSkillFolders(existingPath(positionals[0], 'skill directory', 'directory'));
       const imported = await services.skills.importSkills(folders, 'cli:skill-import');
       for (const skill of imported) {
         io.out(`imported skill ${skill.name}`);
         for (const warning of skill.warnings) io.err(`  warning: ${warning.message}`);
+        for (const file of skill.skippedFiles) io.err(`  skipped ${file.path} (${file.reason})`);
       }
-      for (const path of skipped) io.err(`skipped ${path}`);
       return 0;
     },
   },

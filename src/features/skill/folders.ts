@@ -1,7 +1,7 @@
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { badInput } from '../../core/errors.js';
-import { SKILL_FILE, type SkillFile } from './rules/skill.js';
+import { SKILL_FILE, type SkillFile, type SkippedSkillFile } from './rules/skill.js';
 import type { SkillFolder } from './service.js';
 
 /** Code-unit order, the same on every machine whatever its locale. */
@@ -10,38 +10,43 @@ const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? 
 /**
  * Reads one skill folder, or every folder below `dir` that has a SKILL.md, as text. Symbolic
  * links are not followed (a skill must not pull in files from elsewhere) and files that are not
- * UTF-8 text are left out: skills here are read by a model, not executed.
+ * UTF-8 text are left out, each listed with its folder's `skipped` files: skills here are read by a
+ * model, not executed, and the model is told those files are unavailable.
  */
-export function readSkillFolders(dir: string): { folders: SkillFolder[]; skipped: string[] } {
-  const skipped: string[] = [];
-  const collect = (root: string): SkillFile[] => {
+export function readSkillFolders(dir: string): { folders: SkillFolder[] } {
+  const collect = (root: string): { files: SkillFile[]; skipped: SkippedSkillFile[] } => {
     const files: SkillFile[] = [];
+    const skipped: SkippedSkillFile[] = [];
     const walk = (current: string) => {
       for (const entry of readdirSync(current, { withFileTypes: true }).sort(byName)) {
         const full = join(current, entry.name);
         const path = relative(root, full).split(sep).join('/');
         if (entry.isDirectory()) walk(full);
-        else if (!entry.isFile()) skipped.push(`${path} (not a regular file)`);
+        else if (!entry.isFile()) skipped.push({ path, reason: 'not a regular file' });
         else {
           const bytes = readFileSync(full);
           try {
             files.push({ path, content: new TextDecoder('utf-8', { fatal: true }).decode(bytes) });
           } catch {
-            skipped.push(`${path} (not UTF-8 text)`);
+            skipped.push({
+              path,
+              reason:
+                bytes.subarray(0, 5).toString('latin1') === '%PDF-' ? 'a PDF, not text' : 'not UTF-8 text',
+            });
           }
         }
       }
     };
     walk(root);
-    return files;
+    return { files, skipped };
   };
   if (lstatSync(join(dir, SKILL_FILE), { throwIfNoEntry: false })?.isFile()) {
-    return { folders: [{ folderName: null, files: collect(dir) }], skipped };
+    return { folders: [{ folderName: null, ...collect(dir) }] };
   }
   const folders = readdirSync(dir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
     .sort(byName)
-    .map((entry) => ({ folderName: entry.name, files: collect(join(dir, entry.name)) }));
+    .map((entry) => ({ folderName: entry.name, ...collect(join(dir, entry.name)) }));
   if (folders.length === 0) throw badInput(`${dir} has no SKILL.md and no skill folders`);
-  return { folders, skipped };
+  return { folders };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { actorOf } from '../../core/auth.js';
 import { builder, scopes } from '../../graphql/builder.js';
 import { optionalId } from '../../graphql/ids.js';
-import { skillRuleEffects } from './rules/skill.js';
+import { type SkippedSkillFile, skillRuleEffects } from './rules/skill.js';
 import { type SkillRow, type SkillRuleRow, skillFolderSchema, skillRuleInputSchema } from './service.js';
 
 const SkillFileType = builder
@@ -14,7 +14,8 @@ const SkillFileType = builder
         description: 'Relative to the skill folder, `/`-separated (`SKILL.md` for the main file).',
       }),
       chars: t.exposeInt('chars', {
-        description: 'Characters (UTF-16 code units), the unit of skill.read budgets.',
+        description:
+          'Characters (UTF-16 code units) of `content`, a leading BOM dropped at import: the unit of skill.read ranges and budgets.',
       }),
       content: t.string({
         description: 'The whole file.',
@@ -23,6 +24,22 @@ const SkillFileType = builder
       }),
     }),
   });
+
+const SkippedSkillFileType = builder.objectRef<SkippedSkillFile>('SkippedSkillFile').implement({
+  description: 'A file of a skill folder the import left out.',
+  fields: (t) => ({
+    path: t.exposeString('path', { description: 'Relative to the skill folder, `/`-separated.' }),
+    reason: t.exposeString('reason', { description: 'Why it was left out, e.g. `not UTF-8 text`.' }),
+  }),
+});
+
+const SkippedSkillFileInput = builder.inputType('SkippedSkillFileInput', {
+  description: 'A file of the folder the client did not send, and why.',
+  fields: (t) => ({
+    path: t.string({ required: true, description: 'Relative to the skill folder, `/`-separated.' }),
+    reason: t.string({ required: true, description: 'Why, e.g. `not UTF-8 text` or `a PDF, not text`.' }),
+  }),
+});
 
 const SkillType = builder.objectRef<SkillRow>('Skill').implement({
   description: 'An imported Agent Skills folder.',
@@ -50,6 +67,12 @@ const SkillType = builder.objectRef<SkillRow>('Skill').implement({
       description:
         'What in the skill breaks the Agent Skills spec without stopping the import (such as an over-long description).',
       resolve: (skill) => skill.warnings.map((warning) => warning.message),
+    }),
+    skippedFiles: t.field({
+      type: [SkippedSkillFileType],
+      description:
+        'Files of the folder that were not imported (not UTF-8 text, a PDF, not a regular file); skill.list shows them as unavailable and skill.read says so.',
+      resolve: (skill) => skill.skippedFiles,
     }),
     importedBy: t.exposeString('importedBy', { description: 'The actor that imported it.' }),
     importedAt: t.expose('importedAt', { description: 'When it was imported.', type: 'DateTime' }),
@@ -100,6 +123,10 @@ const SkillFolderInput = builder.inputType('SkillFolderInput', {
       description: 'Every file of the folder, SKILL.md included.',
       type: [SkillFileInput],
       required: true,
+    }),
+    skipped: t.field({
+      description: 'Files of the folder not sent (binary, PDF, …): the model is told they are unavailable.',
+      type: [SkippedSkillFileInput],
     }),
   }),
 });

@@ -21,6 +21,7 @@ import {
   SKILL_FILE,
   SkillError,
   type SkillFile,
+  type SkippedSkillFile,
   skillRuleEffects,
 } from './rules/skill.js';
 import { skillFiles, skillReads, skillRules, skills } from './tables.js';
@@ -37,6 +38,8 @@ export interface SkillFolder {
   /** The folder name; when given, the skill's `name` must equal it. */
   folderName?: string | null;
   files: SkillFile[];
+  /** Files of the folder the caller could not import; the model is told they are unavailable. */
+  skipped?: SkippedSkillFile[] | null;
 }
 
 export const skillFolderSchema = z.object({
@@ -45,6 +48,10 @@ export const skillFolderSchema = z.object({
     .array(z.object({ path: z.string().min(1).max(1000), content: z.string().max(MAX_SKILL_FILE_BYTES) }))
     .min(1)
     .max(MAX_SKILL_FILES),
+  skipped: z
+    .array(z.object({ path: z.string().min(1).max(1000), reason: z.string().trim().min(1).max(200) }))
+    .max(MAX_SKILL_FILES)
+    .nullish(),
 });
 
 /** Skill names plus `*` and `?`; the same glob rules as tool patterns. */
@@ -84,6 +91,8 @@ export interface SkillSummary {
   name: string;
   description: string;
   files: Array<{ path: string; chars: number }>;
+  /** Files the import left out: the model sees that they exist and cannot be read. */
+  unavailable: SkippedSkillFile[];
 }
 
 export interface SkillReadBudget {
@@ -178,6 +187,7 @@ export class SkillService {
             allowedTools: skill.allowedTools,
             frontMatter: skill.frontMatter,
             warnings: skill.warnings,
+            skippedFiles: folders[parsed.indexOf(skill)]!.skipped ?? [],
             importedBy: actor,
           })
           .returning();
@@ -268,6 +278,7 @@ export class SkillService {
       files: files
         .filter((file) => file.skillName === skill.name)
         .map(({ path, chars }) => ({ path, chars })),
+      unavailable: skill.skippedFiles,
     }));
   }
 
@@ -291,6 +302,13 @@ export class SkillService {
       );
     }
     const file = await this.file(skill.name, path);
+    const skipped = skill.unavailable.find((candidate) => candidate.path === path);
+    if (!file && skipped) {
+      throw new RecoverableToolError(
+        'file_not_found',
+        `The skill ${skill.name} has a file "${path}", but it is unavailable: it was not imported (${skipped.reason}). Go on without it.`,
+      );
+    }
     if (!file) {
       throw new RecoverableToolError(
         'file_not_found',

@@ -1,7 +1,7 @@
 import { index, integer, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt } from '../../db/columns.js';
 import { jsonb } from '../../db/jsonb.js';
-import { type SkillWarning, skillRuleEffects } from './rules/skill.js';
+import { type SkillWarning, type SkippedSkillFile, skillRuleEffects } from './rules/skill.js';
 
 /** Agent Skills (issue 7): folders, their visibility rules and the durable per-run read budget. */
 
@@ -13,6 +13,8 @@ export const skills = pgTable('skills', {
   allowedTools: jsonb('allowed_tools').$type<string[]>().notNull(),
   frontMatter: jsonb('front_matter').$type<Record<string, unknown>>().notNull(),
   warnings: jsonb('warnings').$type<SkillWarning[]>().notNull(),
+  /** Files of the folder that were not imported; skill.list and skill.read say they are unavailable. */
+  skippedFiles: jsonb('skipped_files').$type<SkippedSkillFile[]>().notNull().default([]),
   importedBy: text('imported_by').notNull(),
   importedAt: createdAt(),
 });
@@ -25,7 +27,7 @@ export const skillFiles = pgTable(
       .references(() => skills.name, { onDelete: 'cascade' }),
     path: text('path').notNull(),
     content: text('content').notNull(),
-    /** Characters (code points), the unit of skill.read budgets. */
+    /** Characters (UTF-16 code units, a leading BOM dropped), the unit of skill.read ranges and budgets. */
     chars: integer('chars').notNull(),
   },
   (t) => [primaryKey({ columns: [t.skillName, t.path] })],

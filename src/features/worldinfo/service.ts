@@ -1,32 +1,37 @@
 import { asc, desc, eq, inArray, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import { badInput, notFound } from '../../core/errors.js';
+import { notFound } from '../../core/errors.js';
 import { isJsonObject, type JsonObject } from '../../core/json.js';
 import { parseInput } from '../../core/parse-input.js';
 import { codePoints } from '../../core/unicode.js';
 import type { Db } from '../../db/client.js';
 import type { ChatService } from '../chat/index.js';
+import { detectBook, insertBook, type LorebookRow, sourceText } from './books.js';
+import type { CharacterService, Roleplay } from './characters.js';
 import { activateWorldInfo, DEFAULT_SCAN_DEPTH, MAX_SCAN_DEPTH } from './rules/activation.js';
-import {
-  extractCharacterBook,
-  normalizeWorldInfo,
-  type WorldInfoBook,
-  type WorldInfoEntry,
-  WorldInfoError,
-} from './rules/worldinfo.js';
+import type { WorldInfoEntry } from './rules/entries.js';
+import { substituteMacros } from './rules/macros.js';
 import { type ActivationEntrySnapshot, lorebookEntries, lorebooks, worldInfoActivations } from './tables.js';
 
-export type LorebookRow = typeof lorebooks.$inferSelect;
+export type { LorebookRow } from './books.js';
 export type LorebookEntryRow = typeof lorebookEntries.$inferSelect;
 export type ActivationRow = typeof worldInfoActivations.$inferSelect;
 
 const MAX_LOREBOOK_BYTES = 16 * 1024 * 1024;
+/** A PNG card as base64: a few MB of image around the card is common. */
+export const MAX_PNG_BASE64_CHARS = 48 * 1024 * 1024;
 
-export const importLorebookInputSchema = z.object({
-  json: z.string().min(2).max(MAX_LOREBOOK_BYTES),
-  fileName: z.string().trim().min(1).max(500).nullish(),
-  name: z.string().trim().min(1).max(200).nullish(),
-});
+export const importLorebookInputSchema = z
+  .object({
+    json: z.string().min(2).max(MAX_LOREBOOK_BYTES).nullish(),
+    pngBase64: z.string().min(1).max(MAX_PNG_BASE64_CHARS).nullish(),
+    fileName: z.string().trim().min(1).max(500).nullish(),
+    name: z.string().trim().min(1).max(200).nullish(),
+  })
+  .refine((input) => (input.json == null) !== (input.pngBase64 == null), {
+    path: ['json'],
+    message: 'give either json or pngBase64',
+  });
 export type ImportLorebookInput = z.input<typeof importLorebookInputSchema>;
 
 export const recordActivationInputSchema = z
@@ -66,49 +71,17 @@ export type ComputeActivationInput = z.input<typeof computeActivationInputSchema
 
 export const entryRef = (lorebookId: string, uid: number) => `wi:${lorebookId}#${uid}`;
 
-function displayName(entry: WorldInfoEntry): string {
-  const comment = entry.comment.trim();
-  if (comment !== '') return comment;
-  return entry.key.find((key) => key.trim() !== '') ?? `entry ${entry.uid}`;
-}
-
-interface DetectedBook {
-  book: WorldInfoBook;
-  /** Text stored as the book's raw JSON: the file itself for a world file, the embedded object for a card. */
-  raw: string;
-  /** Each entry's key in a world file's `entries` object, in source order. */
-  mapKeys: string[] | null;
-}
-
-function detect(text: string, fallbackName: string): DetectedBook {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new WorldInfoError('INVALID_JSON', `the lorebook is not valid JSON (${(error as Error).message})`);
-  }
-  if (!isJsonObject(value))
-    throw new WorldInfoError('NOT_AN_OBJECT', 'a lorebook or character card must be a JSON object');
-  if ('entries' in value) {
-    const book = normalizeWorldInfo(value, fallbackName);
-    const mapKeys = isJsonObject(value.entries) ? Object.keys(value.entries) : null;
-    return { book, raw: text, mapKeys };
-  }
-  const book = extractCharacterBook(value);
-  if (!book) {
-    throw new WorldInfoError(
-      'ENTRIES_MISSING',
-      'this JSON has no "entries" (a world info file) and no data.character_book (a character card with a lorebook)',
-    );
-  }
-  return { book, raw: JSON.stringify(book.raw), mapKeys: null };
-}
-
 export class WorldInfoService {
   constructor(
     private readonly db: Db,
     private readonly chats: ChatService,
+    private readonly characters: CharacterService,
   ) {}
+
+  /** The chat's character and macro values (characters.ts), for context assembly. */
+  roleplay(chatId: string | null): Promise<Roleplay> {
+    return this.characters.roleplay(chatId);
+  }
 
   list(): Promise<LorebookRow[]> {
     return this.db.select().from(lorebooks).orderBy(asc(lorebooks.name), asc(lorebooks.id));
@@ -128,49 +101,18 @@ export class WorldInfoService {
       .orderBy(asc(lorebookEntries.ordinal));
   }
 
-  /** A world info file, a bare character book, or a character card with `data.character_book`. */
+  /** A world info file, a bare character book, or a character card (JSON or PNG) with `data.character_book`. */
   async importLorebook(raw: ImportLorebookInput, actor: string): Promise<LorebookRow> {
     const input = parseInput(importLorebookInputSchema, raw);
-    const fileStem = input.fileName?.replace(/^.*[\\/]/, '').replace(/\.json$/i, '') ?? null;
-    // A BOM is not JSON, and Postgres refuses it in a json column.
-    const detected = detect(input.json.replace(/^\uFEFF/, ''), fileStem ?? 'Untitled');
-    const { book } = detected;
-    return this.db.transaction(async (tx) => {
-      const [row] = await tx
-        .insert(lorebooks)
-        .values({
-          name: input.name ?? book.name ?? fileStem ?? 'Untitled',
-          source: book.source,
-          fileName: input.fileName ?? null,
-          raw: detected.raw,
-          entryCount: book.entries.length,
-          importedBy: actor,
-        })
-        .returning();
-      if (book.entries.length > 0) {
-        const seen = new Set<number>();
-        for (const entry of book.entries) {
-          if (seen.has(entry.uid)) throw badInput(`the lorebook has two entries with uid ${entry.uid}`);
-          seen.add(entry.uid);
-        }
-        await tx.insert(lorebookEntries).values(
-          book.entries.map((entry, ordinal) => {
-            const { raw: entryRaw, ...fields } = entry;
-            return {
-              lorebookId: row!.id,
-              uid: entry.uid,
-              ordinal,
-              mapKey: detected.mapKeys?.[ordinal] ?? null,
-              name: displayName(entry),
-              content: entry.content,
-              fields,
-              raw: JSON.stringify(entryRaw),
-            };
-          }),
-        );
-      }
-      return row!;
-    });
+    const fileStem = input.fileName?.replace(/^.*[\\/]/, '').replace(/\.(json|png)$/i, '') ?? null;
+    const detected = detectBook(sourceText(input).text, fileStem ?? 'Untitled');
+    return this.db.transaction((tx) =>
+      insertBook(tx, detected, {
+        name: input.name ?? detected.book.name ?? fileStem ?? 'Untitled',
+        fileName: input.fileName ?? null,
+        actor,
+      }),
+    );
   }
 
   /** The book as imported, its entries rebuilt from the stored rows in their source order. */
@@ -211,12 +153,15 @@ export class WorldInfoService {
             .select()
             .from(lorebookEntries)
             .where(inArray(lorebookEntries.lorebookId, [...books.keys()]));
+    const { macros } = await this.characters.roleplay(input.chatId ?? null);
     const snapshots = input.entries.map((wanted): ActivationEntrySnapshot => {
       const row = rows.find(
         (candidate) => candidate.lorebookId === wanted.lorebookId && candidate.uid === wanted.uid,
       );
       if (!row) throw notFound(`lorebook ${wanted.lorebookId} has no entry with uid ${wanted.uid}`);
-      return snapshotOf(books.get(row.lorebookId)!, row, wanted.content ?? row.content, null);
+      // The host's own text as it sent it; the stored content with ST's macros as ST would put it.
+      const content = wanted.content ?? substituteMacros(row.content, macros);
+      return snapshotOf(books.get(row.lorebookId)!, row, content, null);
     });
     const [saved] = await this.db
       .insert(worldInfoActivations)
@@ -246,8 +191,18 @@ export class WorldInfoService {
       .where(inArray(lorebookEntries.lorebookId, input.lorebookIds))
       .orderBy(asc(lorebookEntries.ordinal));
     const ordered = input.lorebookIds.flatMap((id) => rows.filter((row) => row.lorebookId === id));
+    // ST substitutes macros in keys before matching and in content before the budget; the stored
+    // entries keep the text as imported.
+    const { macros } = await this.characters.roleplay(input.chatId);
+    const substitute = (text: string) => substituteMacros(text, macros);
     const entries = ordered.map(
-      (row): WorldInfoEntry => ({ ...row.fields, raw: JSON.parse(row.raw) as JsonObject }),
+      (row): WorldInfoEntry => ({
+        ...row.fields,
+        key: row.fields.key.map(substitute),
+        keysecondary: row.fields.keysecondary.map(substitute),
+        content: substitute(row.fields.content),
+        raw: JSON.parse(row.raw) as JsonObject,
+      }),
     );
     const rowOf = new Map(entries.map((entry, i) => [entry, ordered[i]!]));
 

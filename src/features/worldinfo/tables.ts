@@ -2,7 +2,9 @@ import { index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from 'dr
 import { createdAt, rawJson } from '../../db/columns.js';
 import { jsonb } from '../../db/jsonb.js';
 import { activationSources } from './rules/activation.js';
-import type { WorldInfoEntryFields, WorldInfoSource } from './rules/worldinfo.js';
+import { cardChunks, cardFormats } from './rules/card.js';
+import type { WorldInfoEntryFields } from './rules/entries.js';
+import type { WorldInfoSource } from './rules/worldinfo.js';
 
 /**
  * Lorebooks and world-info activations (issue 7). Run ids are plain uuids without a foreign key, as
@@ -18,9 +20,37 @@ export const lorebooks = pgTable('lorebooks', {
   /** The book object as imported; its entries are rebuilt from `lorebook_entries` on export. */
   raw: rawJson('raw').notNull(),
   entryCount: integer('entry_count').notNull(),
+  /** What the import converted from a form SillyTavern accepts into its own, one line each. */
+  importNotes: jsonb('import_notes').$type<string[]>().notNull().default([]),
   importedBy: text('imported_by').notNull(),
   importedAt: createdAt(),
 });
+
+/**
+ * SillyTavern character cards (issue 28). `card` is the card's JSON text as imported (from a JSON
+ * file or a PNG's chunk), so every string comes back exactly; its embedded book, if any, is
+ * imported with it as a lorebook.
+ */
+export const characters = pgTable(
+  'characters',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    name: text('name').notNull(),
+    /** `chara_card_v2`, `chara_card_v3`, or null for a V1 card. */
+    spec: text('spec'),
+    specVersion: text('spec_version'),
+    format: text('format', { enum: cardFormats }).notNull(),
+    /** For a PNG: the tEXt chunk the card was read from (`ccv3` or `chara`). */
+    chunk: text('chunk', { enum: cardChunks }),
+    fileName: text('file_name'),
+    card: rawJson('card').notNull(),
+    lorebookId: uuid('lorebook_id').references(() => lorebooks.id, { onDelete: 'set null' }),
+    importNotes: jsonb('import_notes').$type<string[]>().notNull(),
+    importedBy: text('imported_by').notNull(),
+    importedAt: createdAt(),
+  },
+  (t) => [index('characters_name_idx').on(t.name, t.importedAt)],
+);
 
 export const lorebookEntries = pgTable(
   'lorebook_entries',

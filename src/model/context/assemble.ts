@@ -12,6 +12,7 @@ import type {
   PromptComponentKind,
   ToolResultEntry,
 } from './types.js';
+import { depthRoles } from './types.js';
 
 type PresetComponent = ContextPreset['components'][number];
 
@@ -32,20 +33,82 @@ function budgetExceeded(
 const underFolder = (path: string, wanted: string) =>
   wanted.endsWith('/') ? path.startsWith(wanted) : path === wanted;
 
+type WorldInfoEntry = NonNullable<ContextSources['worldInfo']>['entries'][number];
+
+const roleName = (role: number) => depthRoles[role] ?? 'system';
+
+/**
+ * SillyTavern's @depth world info: entries of one depth and role are joined by a newline into one
+ * injection (its `customDepthWI-<depth>-<role>` prompt), placed `depth` messages before the end of
+ * the chat (0: after the last message), and sent with its role; here a line `[<role>] <text>`.
+ */
+function withDepthEntries(lines: string[], entries: readonly WorldInfoEntry[]): string[] {
+  const groups = new Map<string, { depth: number; role: number; texts: string[] }>();
+  for (const entry of entries) {
+    const depth = Math.max(0, Math.trunc(entry.depth));
+    const key = `${depth}:${entry.role}`;
+    const group = groups.get(key) ?? { depth, role: entry.role, texts: [] };
+    group.texts.push(entry.content);
+    groups.set(key, group);
+  }
+  const result = [...lines];
+  // Deepest first, so each insertion counts its depth from the end of the real messages.
+  const ordered = [...groups.values()].sort((a, b) => b.depth - a.depth || a.role - b.role);
+  for (const group of ordered) {
+    const at = Math.max(0, lines.length - group.depth);
+    const before = result.length - (lines.length - at);
+    result.splice(before, 0, `[${roleName(group.role)}] ${group.texts.join('\n')}`);
+  }
+  return result;
+}
+
+/** Whether the frame shows the chat, so that @depth entries go into it rather than the world-info block. */
+const chatHostsDepthEntries = (preset: ContextPreset, sources: ContextSources) =>
+  sources.chat !== null && preset.components.some((c) => c.kind === 'CHAT_HISTORY');
+
+function characterText(character: NonNullable<ContextSources['character']>): string {
+  // SillyTavern's default story string: description, "<char>'s personality: …", "Scenario: …".
+  return [
+    `Character: ${character.name}`,
+    character.description,
+    character.personality === '' ? '' : `${character.name}'s personality: ${character.personality}`,
+    character.scenario === '' ? '' : `Scenario: ${character.scenario}`,
+  ]
+    .filter((line) => line !== '')
+    .join('\n');
+}
+
 /** The raw text of one component, before any budget. */
-function rawContent(c: PresetComponent, sources: ContextSources): { source: string; text: string } | null {
+function rawContent(
+  c: PresetComponent,
+  sources: ContextSources,
+  depthInChat: boolean,
+): { source: string; text: string } | null {
   switch (c.kind) {
+    case 'CHARACTER':
+      if (!sources.character) return null;
+      return { source: sources.character.source, text: characterText(sources.character) };
     case 'CHAT_HISTORY': {
       if (!sources.chat) return null;
       const messages = sources.chat.messages.slice(-(c.maxMessages ?? DEFAULT_CHAT_MESSAGES));
-      return { source: sources.chat.source, text: messages.map((m) => `${m.name}: ${m.text}`).join('\n') };
+      const lines = messages.map((m) => `${m.name}: ${m.text}`);
+      const atDepth = sources.worldInfo?.entries.filter((e) => e.atDepth) ?? [];
+      return { source: sources.chat.source, text: withDepthEntries(lines, atDepth).join('\n') };
     }
-    case 'WORLD_INFO':
+    case 'WORLD_INFO': {
       if (!sources.worldInfo) return null;
+      const shown = sources.worldInfo.entries.filter((e) => !(e.atDepth && depthInChat));
       return {
         source: sources.worldInfo.source,
-        text: sources.worldInfo.entries.map((e) => `[${e.name}]\n${e.content}`).join('\n\n'),
+        text: shown
+          .map((e) =>
+            e.atDepth
+              ? `[${e.name}] (at depth ${e.depth}, ${roleName(e.role)}; no chat history in this context)\n${e.content}`
+              : `[${e.name}]\n${e.content}`,
+          )
+          .join('\n\n'),
       };
+    }
     case 'WORKSPACE_FILES': {
       if (!sources.workspace) return null;
       const wanted = c.paths ?? [];
@@ -108,10 +171,15 @@ function component(
 }
 
 /** One component under its own budget, or null when its source is missing or it is dropped. */
-function build(c: PresetComponent, sources: ContextSources, dropped: DroppedComponent[]): Built | null {
+function build(
+  c: PresetComponent,
+  sources: ContextSources,
+  dropped: DroppedComponent[],
+  depthInChat: boolean,
+): Built | null {
   const rule = c.overflow ?? 'TRUNCATE';
   const isTools = c.kind === 'TOOL_RESULTS';
-  const raw = isTools ? { source: `run:${sources.runId}`, text: '' } : rawContent(c, sources);
+  const raw = isTools ? { source: `run:${sources.runId}`, text: '' } : rawContent(c, sources, depthInChat);
   if (raw === null) return null;
   const entries = isTools ? sources.toolCalls.map((s) => entryOf(s, c.form ?? 'RAW')) : null;
   const text = entries ? renderEntries(entries) : raw.text;
@@ -190,8 +258,9 @@ export function assembleFrame(preset: ContextPreset, sources: ContextSources): C
       entries: null,
     });
   }
+  const depthInChat = chatHostsDepthEntries(preset, sources);
   for (const c of preset.components) {
-    const one = build(c, sources, dropped);
+    const one = build(c, sources, dropped, depthInChat);
     if (one) built.push(one);
   }
 

@@ -4,6 +4,7 @@ import { overflowRules, toolResultForms } from './types.js';
 
 /** Components a preset can place; SYSTEM is the preset's own `system` text and always comes first. */
 export const presetComponentKinds = [
+  'CHARACTER',
   'CHAT_HISTORY',
   'WORLD_INFO',
   'WORKSPACE_FILES',
@@ -71,6 +72,7 @@ export const builtInPresets: Readonly<Record<string, ContextPreset>> = {
     system: null,
     totalBudget: 16_000,
     components: [
+      { kind: 'CHARACTER', tokenBudget: 2_000, priority: 45, overflow: 'TRUNCATE' },
       { kind: 'WORLD_INFO', tokenBudget: 2_000, priority: 40, overflow: 'TRUNCATE' },
       { kind: 'CHAT_HISTORY', tokenBudget: 4_000, priority: 60, overflow: 'TRUNCATE', maxMessages: 50 },
       { kind: 'TOOL_RESULTS', tokenBudget: 8_000, priority: 80, overflow: 'SUMMARIZE', form: 'RAW' },
@@ -81,6 +83,7 @@ export const builtInPresets: Readonly<Record<string, ContextPreset>> = {
     system: null,
     totalBudget: 8_000,
     components: [
+      { kind: 'CHARACTER', tokenBudget: 1_000, priority: 45, overflow: 'TRUNCATE' },
       { kind: 'WORLD_INFO', tokenBudget: 1_000, priority: 40, overflow: 'DROP' },
       { kind: 'CHAT_HISTORY', tokenBudget: 3_000, priority: 60, overflow: 'TRUNCATE', maxMessages: 30 },
       { kind: 'TOOL_RESULTS', tokenBudget: 3_000, priority: 80, overflow: 'TRUNCATE', form: 'SUMMARY' },
@@ -91,6 +94,7 @@ export const builtInPresets: Readonly<Record<string, ContextPreset>> = {
     system: null,
     totalBudget: 8_000,
     components: [
+      { kind: 'CHARACTER', tokenBudget: 2_000, priority: 45, overflow: 'TRUNCATE' },
       { kind: 'WORLD_INFO', tokenBudget: 2_000, priority: 40, overflow: 'TRUNCATE' },
       { kind: 'CHAT_HISTORY', tokenBudget: 6_000, priority: 60, overflow: 'TRUNCATE', maxMessages: 50 },
     ],

@@ -8,13 +8,18 @@ import { parseInput } from '../../core/parse-input.js';
 import type { Db } from '../../db/client.js';
 import type { ChatService } from '../../features/chat/index.js';
 import { decodeText, type Workspaces } from '../../features/workspace/index.js';
-import type { WorldInfoService } from '../../features/worldinfo/index.js';
+import {
+  substituteMacros,
+  WORLD_INFO_POSITION,
+  type WorldInfoService,
+} from '../../features/worldinfo/index.js';
 import { appendEvents } from '../../journal/append.js';
 import { journalEvents } from '../../journal/tables.js';
 import { outcomeOf } from '../call-outcomes.js';
 import { assembleFrame } from './assemble.js';
 import { type ContextPreset, contextPresetSchema, namedPreset } from './preset.js';
 import type {
+  CharacterSource,
   ChatSource,
   ContextFrame,
   ContextSources,
@@ -110,6 +115,7 @@ export class ContextService {
     const sources: ContextSources = {
       runId: run.id,
       chat: kinds.has('CHAT_HISTORY') ? await this.chat(run, chatComponent?.maxMessages ?? 50) : null,
+      character: kinds.has('CHARACTER') ? await this.character(run) : null,
       worldInfo: kinds.has('WORLD_INFO') ? await this.activation(run) : null,
       workspace: kinds.has('WORKSPACE_FILES')
         ? await this.workspace(run, preset.components.find((c) => c.kind === 'WORKSPACE_FILES')?.paths ?? [])
@@ -167,7 +173,28 @@ export class ContextService {
     if (!latest) return null;
     return {
       source: `worldinfo:${latest.id}`,
-      entries: latest.entries.map((e) => ({ name: e.name || e.ref, content: e.content })),
+      entries: latest.entries.map((e) => ({
+        name: e.name || e.ref,
+        content: e.content,
+        atDepth: e.position === WORLD_INFO_POSITION.atDepth,
+        depth: e.depth,
+        role: e.role,
+      })),
+    };
+  }
+
+  /** The run's chat's character, its text with SillyTavern's macros substituted as ST would send it. */
+  private async character(run: RunRow): Promise<CharacterSource | null> {
+    if (!run.chatId) return null;
+    const { character, macros } = await this.worldInfo.roleplay(run.chatId);
+    if (!character) return null;
+    const substitute = (text: string) => substituteMacros(text, macros);
+    return {
+      source: `character:${character.id}`,
+      name: character.name,
+      description: substitute(character.description),
+      personality: substitute(character.personality),
+      scenario: substitute(character.scenario),
     };
   }
 

@@ -3,6 +3,8 @@ import type { CallOutcome } from '../providers/types.js';
 /** Seed §9 PromptComponentKind: what a prompt is assembled from. */
 export const promptComponentKinds = [
   'SYSTEM',
+  /** The chat's character: its description, personality and scenario, macros substituted. */
+  'CHARACTER',
   'CHAT_HISTORY',
   'WORLD_INFO',
   'WORKSPACE_FILES',
@@ -82,9 +84,21 @@ export interface ChatSource {
   messages: Array<{ name: string; text: string }>;
 }
 
+/** SillyTavern's `extension_prompt_roles`: what an @depth entry is sent as. */
+export const depthRoles = ['system', 'user', 'assistant'] as const;
+
 export interface WorldInfoSource {
   source: string;
-  entries: Array<{ name: string; content: string }>;
+  /** In prompt order; `atDepth` entries go into the chat history, `depth` messages from its end. */
+  entries: Array<{ name: string; content: string; atDepth: boolean; depth: number; role: number }>;
+}
+
+export interface CharacterSource {
+  source: string;
+  name: string;
+  description: string;
+  personality: string;
+  scenario: string;
 }
 
 export interface WorkspaceSource {
@@ -104,6 +118,7 @@ export interface ToolCallSource {
 export interface ContextSources {
   runId: string;
   chat: ChatSource | null;
+  character: CharacterSource | null;
   worldInfo: WorldInfoSource | null;
   workspace: WorkspaceSource | null;
   toolCalls: ToolCallSource[];

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { createLogger } from '../../../src/app/logger.js';
@@ -62,9 +63,9 @@ describe('skill import', () => {
   });
 
   test('reads every skill folder below a directory', async ({ services }) => {
-    const { folders, skipped } = readSkillFolders(SKILLS_DIR);
+    const { folders } = readSkillFolders(SKILLS_DIR);
     expect(folders.map((folder) => folder.folderName)).toEqual(fixtureSkills);
-    expect(skipped).toEqual([]);
+    expect(folders.map((folder) => folder.skipped)).toEqual(fixtureSkills.map(() => []));
     expect((await services.skills.importSkills(folders, 'test')).map((skill) => skill.name)).toEqual(
       fixtureSkills,
     );
@@ -426,5 +427,70 @@ describe('skill tools through the lifecycle', () => {
     const done = await call(services, run.id, 'skill.list');
     expect(structured(done)).toEqual({ skills: [] });
     expect(done.result!.content).toEqual([{ type: 'text', text: 'No skills are available in this run.' }]);
+  });
+});
+
+describe('what a skill folder could not give', () => {
+  const call = (services: Services, runId: string, name: string, args: Record<string, unknown> = {}) =>
+    services.calls.request({ runId, name, arguments: args }, agent);
+  const BOM_SKILL =
+    '\uFEFF---\nname: bom-skill\ndescription: Starts with a BOM.\n---\n\n# Use\n\nRead guide.pdf first.\n';
+
+  test('a leading BOM is not counted: SkillFile.chars, the content and skill.read ranges agree', async ({
+    services,
+    gql,
+  }) => {
+    await services.skills.importSkills(
+      [{ folderName: 'bom-skill', files: [{ path: 'SKILL.md', content: BOM_SKILL }] }],
+      'test',
+    );
+    const text = BOM_SKILL.slice(1);
+    const res = await gql('{ skill(name: "bom-skill") { files { path chars content } } }');
+    expect(res.data!.skill.files).toEqual([{ path: 'SKILL.md', chars: text.length, content: text }]);
+    await services.skills.setRule({ pattern: '*', effect: 'VISIBLE' }, 'test');
+    await allow(services, 'skill.*');
+    const run = await newRun(services);
+    const whole = structured(await call(services, run.id, 'skill.read', { name: 'bom-skill' }));
+    expect([whole.text, whole.totalChars, whole.end]).toEqual([text, text.length, text.length]);
+    const tail = structured(
+      await call(services, run.id, 'skill.read', { name: 'bom-skill', fromChar: text.length - 22 }),
+    );
+    expect(tail.text).toBe('Read guide.pdf first.\n');
+  });
+
+  test('files the import skipped are recorded, listed as unavailable and refused by skill.read with the reason', async ({
+    services,
+    gql,
+  }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'skill-'));
+    writeFileSync(join(dir, 'SKILL.md'), BOM_SKILL.slice(1));
+    writeFileSync(join(dir, 'guide.pdf'), Buffer.from('%PDF-1.7\n\xff\xfe binary', 'latin1'));
+    writeFileSync(join(dir, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe]));
+    const { folders } = readSkillFolders(dir);
+    expect(folders[0]!.skipped).toEqual([
+      { path: 'guide.pdf', reason: 'a PDF, not text' },
+      { path: 'logo.png', reason: 'not UTF-8 text' },
+    ]);
+    await services.skills.importSkills(folders, 'test');
+    const res = await gql('{ skill(name: "bom-skill") { skippedFiles { path reason } } }');
+    expect(res.data!.skill.skippedFiles).toEqual(folders[0]!.skipped);
+
+    await services.skills.setRule({ pattern: '*', effect: 'VISIBLE' }, 'test');
+    await allow(services, 'skill.*');
+    const run = await newRun(services);
+    const list = await call(services, run.id, 'skill.list');
+    expect(structured(list).skills[0].unavailable).toEqual(folders[0]!.skipped);
+    expect(list.result!.content[0]).toMatchObject({
+      text: expect.stringContaining(
+        'Unavailable, not imported (SKILL.md may mention them; they cannot be read): guide.pdf (a PDF, not text), logo.png (not UTF-8 text)',
+      ),
+    });
+    const read = await call(services, run.id, 'skill.read', { name: 'bom-skill', path: 'guide.pdf' });
+    expect(read.error).toMatchObject({
+      kind: 'RECOVERABLE',
+      code: 'file_not_found',
+      message:
+        'The skill bom-skill has a file "guide.pdf", but it is unavailable: it was not imported (a PDF, not text). Go on without it.',
+    });
   });
 });

@@ -77,7 +77,11 @@ const sources = (over: Partial<ContextSources> = {}): ContextSources => ({
       { name: 'Ann', text: 'Yes, please.' },
     ],
   },
-  worldInfo: { source: 'worldinfo:a1', entries: [{ name: 'Tea', content: 'Tea is served at nine.' }] },
+  character: null,
+  worldInfo: {
+    source: 'worldinfo:a1',
+    entries: [{ name: 'Tea', content: 'Tea is served at nine.', atDepth: false, depth: 4, role: 0 }],
+  },
   workspace: {
     source: 'workspace:w1',
     files: [
@@ -162,6 +166,79 @@ describe('assembleFrame', () => {
       sources(),
     );
     expect(frame.components[0]!.content).toBe('Bo: Morning! Tea?\nAnn: Yes, please.');
+  });
+
+  const depthInfo = (
+    ...entries: Array<{ name: string; depth: number; role: number; atDepth?: boolean }>
+  ): ContextSources['worldInfo'] => ({
+    source: 'worldinfo:a1',
+    entries: entries.map((e) => ({ content: `${e.name} text`, atDepth: true, ...e })),
+  });
+  const chatAndLore = preset({
+    components: [
+      { kind: 'WORLD_INFO', tokenBudget: 100 },
+      { kind: 'CHAT_HISTORY', tokenBudget: 100 },
+    ],
+  });
+
+  test('@depth entries go into the chat that many messages from its end, with their role, not into the world-info block', () => {
+    const frame = assembleFrame(
+      chatAndLore,
+      sources({
+        worldInfo: depthInfo(
+          { name: 'Lore', depth: 4, role: 0, atDepth: false },
+          { name: 'Deep', depth: 2, role: 0 },
+          { name: 'Also deep', depth: 2, role: 0 },
+          { name: 'Voice', depth: 2, role: 2 },
+          { name: 'Last', depth: 0, role: 1 },
+          { name: 'Beyond', depth: 9, role: 0 },
+        ),
+      }),
+    );
+    expect(frame.components.map((c) => c.content)).toEqual([
+      '[Lore]\nLore text',
+      [
+        '[system] Beyond text',
+        'Ann: Good morning.',
+        '[system] Deep text\nAlso deep text',
+        '[assistant] Voice text',
+        'Bo: Morning! Tea?',
+        'Ann: Yes, please.',
+        '[user] Last text',
+      ].join('\n'),
+    ]);
+  });
+
+  test('@depth entries stay in the world-info block, marked, when the context has no chat history', () => {
+    const frame = assembleFrame(
+      preset({ components: [{ kind: 'WORLD_INFO', tokenBudget: 100 }] }),
+      sources({ worldInfo: depthInfo({ name: 'Deep', depth: 3, role: 1 }) }),
+    );
+    expect(frame.components[0]!.content).toBe(
+      '[Deep] (at depth 3, user; no chat history in this context)\nDeep text',
+    );
+  });
+
+  test("the CHARACTER component is the character's description, personality and scenario, as SillyTavern's story string", () => {
+    const frame = assembleFrame(
+      preset({ components: [{ kind: 'CHARACTER', tokenBudget: 100 }] }),
+      sources({
+        character: {
+          source: 'character:k1',
+          name: 'Seraphina',
+          description: 'A guardian of the forest.',
+          personality: 'caring',
+          scenario: 'Ann wakes up in a glade.',
+        },
+      }),
+    );
+    expect(frame.components.map((c) => [c.kind, c.source, c.content])).toEqual([
+      [
+        'CHARACTER',
+        'character:k1',
+        "Character: Seraphina\nA guardian of the forest.\nSeraphina's personality: caring\nScenario: Ann wakes up in a glade.",
+      ],
+    ]);
   });
 
   test('a component whose source is missing is left out without error', () => {

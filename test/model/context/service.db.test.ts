@@ -57,6 +57,60 @@ const test = dbTest.extend<{ run: RunRow; loopRun: { loop: ReturnType<typeof loo
 });
 
 describe('context frames', () => {
+  test("the chat's character and its activated world info reach the model as SillyTavern sends them", async ({
+    services,
+    gql,
+    run,
+  }) => {
+    // chatRun's chat: Traveler (user) and 沈念 (character), whose card is imported here.
+    await services.characters.importCharacter(
+      {
+        json: JSON.stringify({
+          spec: 'chara_card_v2',
+          spec_version: '2.0',
+          data: { name: '沈念', description: '{{char}} guards {{user}}.', scenario: 'A mountain pass.' },
+        }),
+      },
+      'test',
+    );
+    const entry = (content: string, extra: Record<string, unknown> = {}) => ({
+      key: ['{{char}}'],
+      content,
+      ...extra,
+    });
+    const book = await services.worldInfo.importLorebook(
+      {
+        json: JSON.stringify({
+          entries: {
+            '0': entry('<USER> walks with {{char}}.', { comment: 'Pass' }),
+            '1': entry('{{user}} hears a roar.', { position: 4, depth: 1, role: 1 }),
+          },
+        }),
+        fileName: 'pass.json',
+      },
+      'test',
+    );
+    await services.worldInfo.computeActivation(
+      { chatId: 'c1', runId: run.id, lorebookIds: [book.id] },
+      'test',
+    );
+    const res = await gql(FRAME, { runId: run.id, presetName: 'default' });
+    expect(res.data!.contextFrame.components.map((c: Json) => [c.kind, c.content])).toEqual([
+      ['CHARACTER', 'Character: 沈念\n沈念 guards Traveler.\nScenario: A mountain pass.'],
+      ['WORLD_INFO', '[Pass]\nTraveler walks with 沈念.'],
+      [
+        'CHAT_HISTORY',
+        'Traveler: Hello there.\n沈念: Welcome, traveler.\n[user] Traveler hears a roar.\nTraveler: Where are the dragons?',
+      ],
+      ['TOOL_RESULTS', ''],
+    ]);
+    // The stored entries keep the text as imported.
+    expect((await services.worldInfo.entries(book.id)).map((e) => e.content)).toEqual([
+      '<USER> walks with {{char}}.',
+      '{{user}} hears a roar.',
+    ]);
+  });
+
   test('the default preset: world info, chat history and tool results in that order, counted in o200k tokens', async ({
     services,
     gql,

@@ -59,6 +59,12 @@ export class SkillError extends DomainError {
   }
 }
 
+/** A file of the folder the import could not take (not UTF-8 text, not a regular file). */
+export interface SkippedSkillFile {
+  path: string;
+  reason: string;
+}
+
 export interface SkillWarning {
   reason: SkillErrorReason;
   message: string;
@@ -222,7 +228,11 @@ function requireText(
 export function parseSkill(files: readonly SkillFile[], options: ParseSkillOptions = {}): ParsedSkill {
   const folderName = options.folderName ?? null;
   const label = folderName === null ? '' : `${folderName}/`;
-  const normalized = files.map((file) => ({ path: normalizePath(file.path, label), content: file.content }));
+  // A leading BOM is encoding, not text: dropped so a file's length, its reads and its content agree.
+  const normalized = files.map((file) => ({
+    path: normalizePath(file.path, label),
+    content: file.content.startsWith('\uFEFF') ? file.content.slice(1) : file.content,
+  }));
   const seen = new Set<string>();
   for (const file of normalized) {
     if (seen.has(file.path)) {

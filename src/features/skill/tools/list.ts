@@ -10,6 +10,10 @@ function render(skills: SkillSummary[]): string {
   for (const skill of skills) {
     lines.push('', `## ${skill.name}`, skill.description.trim());
     lines.push(`Files: ${skill.files.map((file) => `${file.path} (${file.chars} chars)`).join(', ')}`);
+    if (skill.unavailable.length > 0) {
+      const files = skill.unavailable.map((file) => `${file.path} (${file.reason})`).join(', ');
+      lines.push(`Unavailable, not imported (SKILL.md may mention them; they cannot be read): ${files}`);
+    }
   }
   return lines.join('\n');
 }
@@ -21,7 +25,7 @@ export function listTool(skills: SkillService): BuiltInTool {
       title: 'List available skills',
       description:
         'Lists the skills you may use in this run: each with its name, its description (what it is for and when to use ' +
-        'it) and its files with their sizes in characters. A skill is a folder of instructions (SKILL.md) and reference ' +
+        'it), its files with their sizes in characters, and the files of its folder that were not imported and cannot be read. A skill is a folder of instructions (SKILL.md) and reference ' +
         'files; read the ones that fit your task with skill.read. Read-only.',
       inputSchema: args.inputSchema,
       outputSchema: objectSchema(
@@ -39,8 +43,15 @@ export function listTool(skills: SkillService): BuiltInTool {
                     'chars',
                   ]),
                 },
+                unavailable: {
+                  type: 'array',
+                  items: objectSchema({ path: { type: 'string' }, reason: { type: 'string' } }, [
+                    'path',
+                    'reason',
+                  ]),
+                },
               },
-              ['name', 'description', 'files'],
+              ['name', 'description', 'files', 'unavailable'],
             ),
           },
         },

@@ -38,8 +38,9 @@
  * - No timed effects (`sticky`, `cooldown`, `delay`) and no chat-metadata state between runs.
  * - No vector (semantic) activation for `vectorized` entries; they are matched by keys only.
  * - No min-activations depth skew, no max recursion steps.
- * - No `@@activate` / `@@dont_activate` decorators and no macro substitution (`{{char}}`, `{{user}}`)
- *   in keys or content.
+ * - No `@@activate` / `@@dont_activate` decorators. Macros (`{{char}}`, `{{user}}`, …) are not
+ *   this module's: the service substitutes them in keys and content before the scan, as ST does
+ *   before matching and before measuring the budget (rules/macros.ts lists which).
  * - No extra scan sources (persona/character description, personality, depth prompt, scenario,
  *   creator notes: the `match*` flags are ignored), no author's note or extension-prompt injections.
  * - No character or tag filters (`characterFilter*`) and no generation-type `triggers`.
@@ -52,7 +53,7 @@
  *   running total with `>=`; here an entry fits while the total stays `<=` the budget.
  */
 import { codePoints } from '../../../core/unicode.js';
-import type { WorldInfoEntry } from './worldinfo.js';
+import type { WorldInfoEntry } from './entries.js';
 
 export interface ActivationMessage {
   name?: string;

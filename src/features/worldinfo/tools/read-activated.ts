@@ -11,7 +11,7 @@ import {
 } from '../../../calls/tool-kit.js';
 import { RecoverableToolError } from '../../../core/tool-errors.js';
 import { activationSources } from '../rules/activation.js';
-import { positionName, worldInfoPositionNames } from '../rules/worldinfo.js';
+import { positionName, worldInfoPositionNames } from '../rules/entries.js';
 import type { ActivationRow, WorldInfoService } from '../service.js';
 import type { ActivationEntrySnapshot } from '../tables.js';
 

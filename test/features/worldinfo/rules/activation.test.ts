@@ -8,10 +8,12 @@ import {
   parseRegexKey,
 } from '../../../../src/features/worldinfo/rules/activation.js';
 import {
-  extractCharacterBook,
   normalizeWorldEntry,
-  parseWorldInfoJson,
   type WorldInfoEntry,
+} from '../../../../src/features/worldinfo/rules/entries.js';
+import {
+  extractCharacterBook,
+  parseWorldInfoJson,
 } from '../../../../src/features/worldinfo/rules/worldinfo.js';
 import { readFixture } from '../../../support/chat.js';
 

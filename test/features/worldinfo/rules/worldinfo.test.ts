@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
+  WorldInfoError,
+  type WorldInfoErrorReason,
+} from '../../../../src/features/worldinfo/rules/entries.js';
+import {
   extractCharacterBook,
   normalizeWorldInfo,
   parseWorldInfoJson,
-  WorldInfoError,
-  type WorldInfoErrorReason,
 } from '../../../../src/features/worldinfo/rules/worldinfo.js';
 import { readFixture } from '../../../support/chat.js';
 
@@ -262,7 +264,7 @@ describe('card edge cases', () => {
     expect(book?.name).toBe("Seraphina's Lorebook");
   });
 
-  it('gives entries without id the smallest free ids, and keeps a comma-separated key string as keys', () => {
+  it('gives entries without id the smallest free ids, and reads a comma-separated key string as keys, reporting it', () => {
     const book = normalizeWorldInfo({
       entries: [
         { keys: ['a'], content: 'A', enabled: true },
@@ -274,6 +276,9 @@ describe('card edge cases', () => {
       [1, ['a'], '', false],
       [0, ['b', 'c'], 'named', false],
       [2, [], '', true],
+    ]);
+    expect(book.notes).toEqual([
+      'entries[1].keys: a comma-separated string, read as 2 keys as SillyTavern does',
     ]);
   });
 
@@ -301,4 +306,82 @@ describe('world info errors', () => {
     expectError(() => normalizeWorldInfo({ entries: { 0: 'text' } }), 'ENTRY_NOT_OBJECT'));
   it('rejects a card that is not an object', () =>
     expectError(() => extractCharacterBook('card'), 'NOT_AN_OBJECT'));
+});
+
+describe('a field of the wrong type refuses the book with its path', () => {
+  const card = (entry: Record<string, unknown>) => ({
+    spec: 'chara_card_v2',
+    data: {
+      name: 'X',
+      character_book: { entries: [{ keys: ['k'], content: 'c', enabled: true, ...entry }] },
+    },
+  });
+  const refused = (run: () => unknown) => {
+    try {
+      run();
+    } catch (error) {
+      expect(error).toBeInstanceOf(WorldInfoError);
+      return [
+        (error as WorldInfoError).reason,
+        (error as WorldInfoError).message,
+        (error as WorldInfoError).details?.path,
+      ];
+    }
+    throw new Error('expected a WorldInfoError');
+  };
+
+  it.each([
+    [{ keys: 42 }, 'data.character_book.entries[0].keys', 'an array of strings, got number 42'],
+    [{ content: { text: 'x' } }, 'data.character_book.entries[0].content', 'a string, got an object'],
+    [
+      { insertion_order: 'first' },
+      'data.character_book.entries[0].insertion_order',
+      'a number, got the string "first"',
+    ],
+    [{ keys: ['a', null] }, 'data.character_book.entries[0].keys[1]', 'a string, got null'],
+    [{ enabled: 'yes' }, 'data.character_book.entries[0].enabled', 'true or false, got the string "yes"'],
+    [
+      { extensions: { depth: '4' } },
+      'data.character_book.entries[0].extensions.depth',
+      'a number, got the string "4"',
+    ],
+    [
+      { extensions: { role: 1.5 } },
+      'data.character_book.entries[0].extensions.role',
+      'an integer, got number 1.5',
+    ],
+  ])('in a card book: %j', (entry, path, expected) => {
+    expect(refused(() => extractCharacterBook(card(entry)))).toEqual([
+      'FIELD_TYPE',
+      `${path}: expected ${expected}`,
+      path,
+    ]);
+  });
+
+  it.each([
+    [{ key: 42 }, 'entries["7"].key', 'an array of strings, got number 42'],
+    [{ order: '100' }, 'entries["7"].order', 'a number, got the string "100"'],
+    [{ selectiveLogic: 9 }, 'entries["7"].selectiveLogic', 'an integer from 0 to 3, got number 9'],
+    [
+      { characterFilter: { names: true } },
+      'entries["7"].characterFilter.names',
+      'an array of strings, got boolean true',
+    ],
+  ])('in a world file: %j', (entry, path, expected) => {
+    expect(refused(() => normalizeWorldInfo({ entries: { 7: { uid: 7, ...entry } } }))).toEqual([
+      'FIELD_TYPE',
+      `${path}: expected ${expected}`,
+      path,
+    ]);
+  });
+
+  it('reads null as the default and an unknown card position as after_char, reporting the position', () => {
+    const book = extractCharacterBook(
+      card({ insertion_order: null, position: 'top', extensions: { role: null } }),
+    )!;
+    expect(book.entries[0]).toMatchObject({ order: 100, position: 1, role: 0 });
+    expect(book.notes).toEqual([
+      'data.character_book.entries[0].position: "top" is neither before_char nor after_char; read as after_char, as SillyTavern does',
+    ]);
+  });
 });

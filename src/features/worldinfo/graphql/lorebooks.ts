@@ -1,9 +1,9 @@
-import { actorOf } from '../../core/auth.js';
-import { notFound } from '../../core/errors.js';
-import { builder, scopes } from '../../graphql/builder.js';
-import type { GraphQLContext } from '../../graphql/context.js';
-import { optionalId } from '../../graphql/ids.js';
-import { positionName } from './rules/worldinfo.js';
+import { actorOf } from '../../../core/auth.js';
+import { notFound } from '../../../core/errors.js';
+import { builder, scopes } from '../../../graphql/builder.js';
+import type { GraphQLContext } from '../../../graphql/context.js';
+import { optionalId } from '../../../graphql/ids.js';
+import { positionName } from '../rules/entries.js';
 import {
   type ActivationRow,
   computeActivationInputSchema,
@@ -11,8 +11,8 @@ import {
   type LorebookEntryRow,
   type LorebookRow,
   recordActivationInputSchema,
-} from './service.js';
-import type { ActivationEntrySnapshot } from './tables.js';
+} from '../service.js';
+import type { ActivationEntrySnapshot } from '../tables.js';
 
 const LorebookEntryType = builder.objectRef<LorebookEntryRow>('LorebookEntry').implement({
   description: 'One world info entry, with the fields most clients need and every field in `fields`.',
@@ -57,7 +57,7 @@ const LorebookEntryType = builder.objectRef<LorebookEntryRow>('LorebookEntry').i
   }),
 });
 
-const LorebookType = builder.objectRef<LorebookRow>('Lorebook').implement({
+export const LorebookType = builder.objectRef<LorebookRow>('Lorebook').implement({
   description: 'A SillyTavern world info book, from a world file or a character card.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The lorebook id.' }),
@@ -68,6 +68,10 @@ const LorebookType = builder.objectRef<LorebookRow>('Lorebook').implement({
       nullable: true,
     }),
     entryCount: t.exposeInt('entryCount', { description: 'Entries in the book.' }),
+    importNotes: t.exposeStringList('importNotes', {
+      description:
+        'What the import converted from a form SillyTavern accepts into its own (a comma-separated key string, …), with the field path; empty when nothing was.',
+    }),
     importedAt: t.expose('importedAt', { description: 'When it was imported.', type: 'DateTime' }),
     entries: t.field({
       description: 'Every entry, in the order of the imported file.',
@@ -81,8 +85,11 @@ const ImportLorebookInput = builder.inputType('ImportLorebookInput', {
   description: 'A world info file or character card to import.',
   fields: (t) => ({
     json: t.string({
-      required: true,
-      description: 'A world info file, a character book or a character card (JSON).',
+      description: 'A world info file, a character book or a character card (JSON). Give this or pngBase64.',
+    }),
+    pngBase64: t.string({
+      description:
+        'A character card PNG, base64: its book is read from the ccv3 tEXt chunk, else the chara chunk. Give this or json.',
     }),
     fileName: t.string({ description: 'A world takes its name from the file name, as in SillyTavern.' }),
     name: t.string({ description: 'The book name, when it should not come from the file.' }),
