@@ -226,6 +226,13 @@ const operations: Operation[] = [
   { field: 'lorebook', document: `{ lorebook(id: "${NIL}") { entryCount } }`, allowed: READERS },
   { field: 'lorebooks', document: '{ lorebooks { entryCount } }', allowed: READERS },
   { field: 'exportLorebook', document: `{ exportLorebook(id: "${NIL}") }`, allowed: READERS },
+  { field: 'character', document: `{ character(id: "${NIL}") { name } }`, allowed: READERS },
+  { field: 'characters', document: '{ characters { name } }', allowed: READERS },
+  {
+    field: 'exportCharacter',
+    document: `{ exportCharacter(id: "${NIL}", spec: V2) }`,
+    allowed: READERS,
+  },
   { field: 'skill', document: '{ skill(name: "x") { name } }', allowed: READERS },
   { field: 'skills', document: '{ skills { name } }', allowed: READERS },
   { field: 'visibleSkills', document: '{ visibleSkills(profileId: "p") { name } }', allowed: READERS },
@@ -282,6 +289,16 @@ const operations: Operation[] = [
     allowed: ['ADMIN'],
   },
   { field: 'importSkills', document: 'mutation { importSkills(skills: []) { name } }', allowed: ['ADMIN'] },
+  {
+    field: 'importCharacter',
+    document: 'mutation { importCharacter(input: { json: "" }) { name } }',
+    allowed: ['ADMIN'],
+  },
+  {
+    field: 'removeCharacter',
+    document: `mutation { removeCharacter(id: "${NIL}") }`,
+    allowed: ['ADMIN'],
+  },
   {
     field: 'setSkillRule',
     document: 'mutation { setSkillRule(input: { effect: DENY, pattern: "x" }) { id } }',

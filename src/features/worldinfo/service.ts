@@ -153,14 +153,15 @@ export class WorldInfoService {
             .select()
             .from(lorebookEntries)
             .where(inArray(lorebookEntries.lorebookId, [...books.keys()]));
-    const { macros } = await this.characters.roleplay(input.chatId ?? null);
+    // Without a chat there are no names to put in, and the stored text is what the host sent.
+    const macros = input.chatId ? (await this.characters.roleplay(input.chatId)).macros : null;
     const snapshots = input.entries.map((wanted): ActivationEntrySnapshot => {
       const row = rows.find(
         (candidate) => candidate.lorebookId === wanted.lorebookId && candidate.uid === wanted.uid,
       );
       if (!row) throw notFound(`lorebook ${wanted.lorebookId} has no entry with uid ${wanted.uid}`);
       // The host's own text as it sent it; the stored content with ST's macros as ST would put it.
-      const content = wanted.content ?? substituteMacros(row.content, macros);
+      const content = wanted.content ?? (macros ? substituteMacros(row.content, macros) : row.content);
       return snapshotOf(books.get(row.lorebookId)!, row, content, null);
     });
     const [saved] = await this.db

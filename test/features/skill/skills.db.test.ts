@@ -151,6 +151,7 @@ describe('skill visibility', () => {
           { path: 'LICENSE.txt', chars: expect.any(Number) },
           { path: 'SKILL.md', chars: skillMd('brand-guidelines').length },
         ],
+        unavailable: [],
       },
     ]);
   });

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
@@ -205,6 +206,12 @@ describe('character cards', () => {
       { input: { pngBase64: file.toString('base64') } },
     );
     expect(res.data!.importLorebook).toEqual({ name: '爱', source: 'character_book', entryCount: 27 });
+    const path = join(mkdtempSync(join(tmpdir(), 'card-')), 'ai.png');
+    writeFileSync(path, file);
+    const book = await runCommand(worldInfoCommands, services, ['worldinfo', 'import', path]);
+    expect(book.out).toEqual([
+      expect.stringMatching(/^imported lorebook 爱 \([0-9a-f-]{36}\): 27 entries from a character book$/),
+    ]);
     const dir = join(FIXTURES, 'sillytavern/characters');
     const cli = await runCommand(worldInfoCommands, services, [
       'character',

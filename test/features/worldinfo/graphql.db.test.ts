@@ -72,11 +72,14 @@ describe('lorebooks and activations over GraphQL', () => {
     });
     const res =
       await gql(`mutation { computeWorldInfoActivation(input: { chatId: "c", lorebookIds: ["${id}"] }) {
-      source entries { uid matchedKey } budget } }`);
+      source entries { uid matchedKey content } budget } }`);
+    // The glade entry as SillyTavern sends it: {{user}} and {{char}} are the chat's Traveler and 沈念.
+    const content: string = JSON.parse(readFixture('sillytavern/worlds/Eldoria.json')).entries['2'].content;
+    const sent = content.replaceAll('{{user}}', 'Traveler').replaceAll('{{char}}', '沈念');
     expect(res.data!.computeWorldInfoActivation).toEqual({
       source: 'COMPUTED',
-      entries: [{ uid: 2, matchedKey: 'glade' }],
-      budget: { limit: null, used: 954, overflowed: false },
+      entries: [{ uid: 2, matchedKey: 'glade', content: sent }],
+      budget: { limit: null, used: [...sent].length, overflowed: false },
     });
   });
 });

@@ -181,7 +181,11 @@ describe('world info activation', () => {
       'test',
     );
     expect(activation.entries.map((e) => e.name)).toEqual(['eldoria']);
-    expect(activation.budget).toEqual({ limit: 2000, used: 1551, overflowed: true });
+    // Its content as SillyTavern sends it: {{user}} and {{char}} are the chat's Traveler and 沈念.
+    const content: string = JSON.parse(readFixture('sillytavern/worlds/Eldoria.json')).entries['0'].content;
+    const sent = content.replaceAll('{{user}}', 'Traveler').replaceAll('{{char}}', '沈念');
+    expect(activation.entries[0]!.content).toBe(sent);
+    expect(activation.budget).toEqual({ limit: 2000, used: [...sent].length, overflowed: true });
   });
 
   test('computing for a chat that was never imported is NOT_FOUND', async ({ services }) => {
