@@ -131,6 +131,7 @@ export function createAppServer(services: Services, options: AppServerOptions = 
       policy: services.policy,
       tokens: services.tokens,
       tokenWatch: services.tokenWatch,
+      connections: services.mcpConnections,
       logger: services.logger,
     },
     { allowedOrigins: options.allowedOrigins ?? [], maxBodyBytes, publicUrl: options.publicUrl },

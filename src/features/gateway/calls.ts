@@ -43,7 +43,8 @@ export interface Held {
   consoleUrl: (callId: string) => string;
   /** The name the host calls the tool by, for the pending answer's text. */
   advertised: string;
-  awaitTool: string;
+  /** The await tool's advertised name where it is offered (not on /mcp/<server>). */
+  awaitTool: string | null;
 }
 
 const FINAL = new Set(['COMPLETED', 'FAILED', 'DENIED', 'EXPIRED', 'CANCELLED']);

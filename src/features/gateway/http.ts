@@ -14,6 +14,7 @@ import type { ListChanged } from './list-changed.js';
 import { type GatewayServerDeps, gatewayServer } from './mcp-server.js';
 import { checkOrigin } from './rules/origin.js';
 import { type GatewayContext, GatewaySessions } from './sessions.js';
+import { type UpstreamServerDeps, upstreamServer } from './upstream-server.js';
 
 export interface GatewayHttpOptions {
   allowedOrigins: readonly string[];
@@ -22,7 +23,7 @@ export interface GatewayHttpOptions {
   publicUrl: string | undefined;
 }
 
-export interface GatewayHttpDeps extends Omit<GatewayServerDeps, 'consoleUrl'> {
+export interface GatewayHttpDeps extends Omit<UpstreamServerDeps, 'consoleUrl'> {
   tokens: TokenService;
   tokenWatch: TokenWatch;
   sessions: GatewaySessions;
@@ -68,7 +69,7 @@ export class GatewayHttp {
   ) {}
 
   handles(path: string): boolean {
-    return path === '/mcp' || METADATA_PATHS.includes(path);
+    return path === '/mcp' || path.startsWith('/mcp/') || METADATA_PATHS.includes(path);
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -90,7 +91,8 @@ export class GatewayHttp {
     if (!origin.ok) return jsonRpcError(res, 403, -32000, origin.message);
     const principal = await this.authenticate(req, res, base);
     if (!principal) return;
-    await this.serve(req, res, principal, base);
+    const server = path === '/mcp' ? '' : decodeURIComponent(path.slice('/mcp/'.length));
+    await this.serve(req, res, principal, base, server);
   }
 
   private base(req: IncomingMessage): string {
@@ -145,8 +147,15 @@ export class GatewayHttp {
     return { ok: true, profileId: only && !/[*?]/.test(only) ? only : null };
   }
 
-  private async serve(req: IncomingMessage, res: ServerResponse, principal: Principal, base: string) {
-    const server = '';
+  private async serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    principal: Principal,
+    base: string,
+    server: string,
+  ) {
+    if (server !== '' && !this.deps.connections.connection(server)?.serverCapabilities())
+      return jsonRpcError(res, 404, -32001, `No MCP server ${server} is connected here`);
     const sessionHeader = req.headers['mcp-session-id'];
     const sessionId = typeof sessionHeader === 'string' ? sessionHeader : null;
     if (req.method === 'DELETE') {

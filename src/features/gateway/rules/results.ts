@@ -96,14 +96,14 @@ export interface PendingApproval {
 export function pendingResult(
   approval: Omit<PendingApproval, 'status'>,
   toolName: string,
-  awaitTool: string,
+  awaitTool: string | null,
 ): McpToolResult {
   const expires = approval.expiresAt ? ` It expires at ${approval.expiresAt} if nobody decides.` : '';
   const text =
     `This call is waiting for a person to approve it; it has not run yet.${expires} ` +
     `They decide it at ${approval.consoleUrl}. ` +
     `Call ${toolName} again with exactly the same arguments (after about ${Math.ceil(approval.retryAfterMs / 1000)} s) ` +
-    `to wait for the decision and get the result, or call ${awaitTool} with {"callId": "${approval.callId}"}.`;
+    `to wait for the decision and get the result${awaitTool ? `, or call ${awaitTool} with {"callId": "${approval.callId}"}` : ''}.`;
   return {
     content: [{ type: 'text', text }],
     isError: true,
