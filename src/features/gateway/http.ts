@@ -11,7 +11,7 @@ import type { Logger } from '../../core/logger.js';
 import { patternMatches } from '../../core/policy.js';
 import type { TokenService, TokenWatch } from '../tokens/index.js';
 import type { ListChanged } from './list-changed.js';
-import { type GatewayServerDeps, gatewayServer } from './mcp-server.js';
+import { gatewayServer } from './mcp-server.js';
 import { checkOrigin } from './rules/origin.js';
 import { type GatewayContext, GatewaySessions } from './sessions.js';
 import { type UpstreamServerDeps, upstreamServer } from './upstream-server.js';
@@ -234,11 +234,13 @@ export class GatewayHttp {
     // The request's life: the host going away, or its token being revoked, ends what it holds.
     const ended = new AbortController();
     const release = this.deps.tokenWatch.hold(principal, (reason) => ended.abort(reason));
-    const mcp = gatewayServer(
-      { ...this.deps, consoleUrl: (id) => `${base}/console/#/calls/${id}` },
-      ctx,
-      ended.signal,
-    );
+    const deps = { ...this.deps, consoleUrl: (id: string) => `${base}/console/#/calls/${id}` };
+    const mcp =
+      server === '' ? gatewayServer(deps, ctx, ended.signal) : upstreamServer(deps, ctx, ended.signal);
+    if (!mcp) {
+      release();
+      return jsonRpcError(res, 404, -32001, `No MCP server ${server} is connected here`);
+    }
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: newSessionId ? () => newSessionId : undefined,
     });
