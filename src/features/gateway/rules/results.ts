@@ -15,7 +15,16 @@ export interface McpToolResult {
 export type McpContent =
   | { type: 'text'; text: string }
   | { type: 'image' | 'audio'; data: string; mimeType: string }
-  | { type: 'resource_link'; uri: string; name: string; mimeType?: string; description?: string };
+  | { type: 'resource_link'; uri: string; name: string; mimeType?: string; description?: string }
+  | {
+      type: 'resource';
+      resource:
+        | { uri: string; mimeType: string; text: string }
+        | { uri: string; mimeType: string; blob: string };
+    };
+
+/** What the MCP bridge writes as the description of a resource an MCP server embedded (bridge/mcp/result-mapping.ts). */
+const EMBEDDED = 'embedded resource ';
 
 /** Bytes of stored resources the result may carry inline (images and audio), by URI. */
 export type InlineBlobs = ReadonlyMap<string, { data: string; mimeType: string }>;
@@ -39,7 +48,18 @@ function blockOf(part: ContentPart, inline: InlineBlobs): McpContent {
         name: part.path,
         ...(part.mimeType ? { mimeType: part.mimeType } : {}),
       };
-    case 'resource_ref':
+    case 'resource_ref': {
+      const blob = inline.get(part.uri);
+      // An MCP server's embedded resource, stored here by content hash, goes back embedded under its own URI.
+      if (blob && part.description?.startsWith(EMBEDDED)) {
+        const uri = part.description.slice(EMBEDDED.length);
+        return {
+          type: 'resource',
+          resource: blob.mimeType.startsWith('text/')
+            ? { uri, mimeType: blob.mimeType, text: Buffer.from(blob.data, 'base64').toString('utf8') }
+            : { uri, mimeType: blob.mimeType, blob: blob.data },
+        };
+      }
       return {
         type: 'resource_link',
         uri: part.uri,
@@ -47,6 +67,7 @@ function blockOf(part: ContentPart, inline: InlineBlobs): McpContent {
         ...(part.mimeType ? { mimeType: part.mimeType } : {}),
         ...(part.description ? { description: part.description } : {}),
       };
+    }
     case 'diff_ref':
       return { type: 'resource_link', uri: part.uri, name: 'diff', mimeType: 'text/x-diff' };
   }
@@ -54,7 +75,13 @@ function blockOf(part: ContentPart, inline: InlineBlobs): McpContent {
 
 /** The URIs of parts that `mcpResultOf` would inline if their bytes were given. */
 export function inlineCandidates(result: ToolResult): string[] {
-  return result.content.flatMap((p) => (p.type === 'image_ref' || p.type === 'audio_ref' ? [p.uri] : []));
+  return result.content.flatMap((p) =>
+    p.type === 'image_ref' ||
+    p.type === 'audio_ref' ||
+    (p.type === 'resource_ref' && p.description?.startsWith(EMBEDDED))
+      ? [p.uri]
+      : [],
+  );
 }
 
 /**
