@@ -66,6 +66,12 @@ const configSchema = z.object({
     .min(32, 'must be at least 32 characters')
     .optional()
     .or(z.literal('').transform(() => undefined)),
+  MCP_APPROVAL_HOLD_MS: z.coerce.number().int().min(0).max(600_000).default(45_000),
+  PUBLIC_URL: z
+    .url()
+    .regex(/^https?:\/\//, 'must be an http:// or https:// URL')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
   ALLOWED_ORIGINS: z
     .string()
     .default('')
@@ -126,6 +132,10 @@ export type Config = {
   drainTimeoutMs: number;
   /** Signs one-time approval links; unset: a key generated once and kept in the database. */
   linkSecret: string | undefined;
+  /** How long the MCP gateway holds a tools/call for a person's decision before the pending answer. */
+  mcpApprovalHoldMs: number;
+  /** The server's public base URL (links, MCP resource metadata); unset: taken from each request's Host. */
+  publicUrl: string | undefined;
 };
 
 export class ConfigError extends Error {
@@ -180,5 +190,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     tracing: tracingFrom(c.TRACING, c.OTEL_EXPORTER_OTLP_ENDPOINT, c.OTEL_SERVICE_NAME),
     drainTimeoutMs: c.DRAIN_TIMEOUT_MS,
     linkSecret: c.LINK_SECRET,
+    mcpApprovalHoldMs: c.MCP_APPROVAL_HOLD_MS,
+    publicUrl: c.PUBLIC_URL,
   };
 }

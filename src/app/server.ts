@@ -5,6 +5,7 @@ import type { ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { createConsoleHandler, setPageHeaders } from '../features/console/index.js';
+import { GatewayHttp } from '../features/gateway/index.js';
 import {
   type MetricsAccess,
   observeHttp,
@@ -41,6 +42,8 @@ export interface AppServerOptions extends GraphQLHandlerOptions {
   metrics?: MetricsAccess;
   /** True once shutdown began: requests get 503 and /health says draining. */
   draining?: () => boolean;
+  /** PUBLIC_URL: the base of the MCP gateway's links and resource metadata. */
+  publicUrl?: string;
 }
 
 type EnvelopedArgs = ExecutionArgs & {
@@ -120,6 +123,17 @@ export function createAppServer(services: Services, options: AppServerOptions = 
   const yoga = createGraphQLHandler(services, options);
   const serveStatic = createConsoleHandler(options.consoleDir ? { dir: options.consoleDir } : {});
   const streams = new Set<ServerResponse>();
+  const gateway = new GatewayHttp(
+    {
+      ...services.gateway,
+      policy: services.policy,
+      tokens: services.tokens,
+      tokenWatch: services.tokenWatch,
+      connections: services.mcpConnections,
+      logger: services.logger,
+    },
+    { allowedOrigins: options.allowedOrigins ?? [], maxBodyBytes, publicUrl: options.publicUrl },
+  );
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     if (req.url === '/health' && req.method === 'GET') {
       void health(services, res);
@@ -132,6 +146,15 @@ export function createAppServer(services: Services, options: AppServerOptions = 
     if (req.headers.accept?.includes('text/event-stream')) {
       streams.add(res);
       res.once('close', () => streams.delete(res));
+    }
+    // Before GraphQL and the console: MCP answers its own errors (JSON-RPC, 401 with resource metadata, 413).
+    if (gateway.handles(req.url?.split('?')[0] ?? '/')) {
+      void gateway.handle(req, res).catch((error: unknown) => {
+        services.logger.error({ err: error }, 'MCP gateway request failed');
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+        res.end();
+      });
+      return;
     }
     if (serveStatic(req, res)) return;
     // GraphiQL's page is yoga's answer to a browser's GET of the endpoint: the console's policy too.

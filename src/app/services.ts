@@ -37,6 +37,13 @@ import { ambientDb } from '../db/ambient.js';
 import type { Database } from '../db/client.js';
 import { AgentLoop, AgentRunService, ModelOutputHub } from '../features/agent/index.js';
 import { ChatService, chatTools } from '../features/chat/index.js';
+import {
+  defaultGatewayCallOptions,
+  type GatewayCallOptions,
+  GatewayCalls,
+  GatewaySessions,
+  ListChanged,
+} from '../features/gateway/index.js';
 import { GrantService } from '../features/grants/index.js';
 import {
   DEFAULT_RETRY_POLICY,
@@ -128,6 +135,8 @@ export interface Services {
   agentRuns: AgentRunService;
   agentLoop: AgentLoop;
   agentOutput: ModelOutputHub;
+  /** The MCP gateway: sessions and their runs, held calls, list_changed for open streams. */
+  gateway: { sessions: GatewaySessions; calls: GatewayCalls; listChanged: ListChanged };
   /** Registers the built-in tools and starts the journal bus, the extension bridge, the dispatcher and the MCP connections. */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -159,6 +168,8 @@ export interface ServiceOptions {
   linkSecret?: string;
   /** How long a link to a call with no approval deadline stays valid. */
   linkTtlMs?: number;
+  /** The MCP gateway's hold (MCP_APPROVAL_HOLD_MS) and progress interval. */
+  gateway?: Partial<GatewayCallOptions>;
 }
 
 /**
@@ -292,6 +303,15 @@ export function createServices(database: Database, logger: Logger, options: Serv
     mcpStates: () => mcpConnections.states(),
     busListeners: () => bus.subscriberCount,
   });
+  const gatewaySessions = new GatewaySessions(db, runs);
+  const gateway = {
+    sessions: gatewaySessions,
+    calls: new GatewayCalls(db, calls, bus, gatewaySessions, {
+      ...defaultGatewayCallOptions,
+      ...options.gateway,
+    }),
+    listChanged: new ListChanged(policy, invalidations),
+  };
   let unsubscribeMetrics = () => {};
   return {
     database,
@@ -329,6 +349,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
     agentRuns,
     agentLoop,
     agentOutput,
+    gateway,
     async start() {
       // Building the tokenizer blocks the event loop for about a second; doing it now keeps that
       // pause out of the first tool call, where it would stall lease renewal.
@@ -344,8 +365,10 @@ export function createServices(database: Database, logger: Logger, options: Serv
       await agentOutput.start();
       agentLoop.start();
       tokenWatch.start();
+      gateway.listChanged.start();
     },
     async stop() {
+      gateway.listChanged.stop();
       tokenWatch.stop();
       await agentLoop.stop();
       await agentOutput.stop();

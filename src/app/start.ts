@@ -40,6 +40,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     limits: config.limits,
     maxBodyBytes: config.maxBodyBytes,
     allowedOrigins: config.allowedOrigins,
+    publicUrl: config.publicUrl,
     draining: () => drain.draining,
     ...(metricsServer ? {} : { metrics: metricsAccess }),
   });

@@ -18,9 +18,9 @@ export interface GraphQLErrorCodeEntry {
  */
 export const graphqlErrorCodes = {
   UNAUTHENTICATED: {
-    from: ['server'],
+    from: ['server', 'service'],
     meaning:
-      'No token, or one that is unknown, revoked or expired; a running subscription ends with it when its token is revoked or expires.',
+      'No token, or one that is unknown, revoked or expired; a running subscription, or a tool call the MCP gateway holds for a person, ends with it when its token is revoked or expires.',
   },
   FORBIDDEN: {
     from: ['server', 'service'],

@@ -8,6 +8,7 @@ export * from '../bridge/mcp/tables.js';
 export * from '../calls/tables.js';
 export * from '../features/agent/tables.js';
 export * from '../features/chat/tables.js';
+export * from '../features/gateway/tables.js';
 export * from '../features/grants/tables.js';
 export * from '../features/models/tables.js';
 export * from '../features/notifications/tables.js';

@@ -26,6 +26,7 @@ import '../features/models/graphql.js';
 import '../features/grants/graphql.js';
 import '../features/notifications/graphql.js';
 import '../features/agent/graphql.js';
+import '../features/gateway/graphql.js';
 
 export const schema = builder.toSchema();
 

@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       metrics: { token: undefined, port: undefined },
       tracing: null,
       drainTimeoutMs: 10_000,
+      mcpApprovalHoldMs: 45_000,
     });
   });
 
@@ -42,6 +43,8 @@ describe('loadConfig', () => {
       ALLOWED_ORIGINS: 'https://dash.example,http://localhost:5173',
       APPROVAL_EXPIRY_WARNING_MS: '5000',
       LINK_SECRET: 'a-link-signing-secret-of-32-chars!',
+      MCP_APPROVAL_HOLD_MS: '20000',
+      PUBLIC_URL: 'https://tools.example',
     });
     expect(config).toEqual({
       port: 8080,
@@ -62,7 +65,14 @@ describe('loadConfig', () => {
       tracing: null,
       drainTimeoutMs: 10_000,
       linkSecret: 'a-link-signing-secret-of-32-chars!',
+      mcpApprovalHoldMs: 20_000,
+      publicUrl: 'https://tools.example',
     });
+  });
+
+  it('refuses a PUBLIC_URL that is not an http(s) URL, naming it', () => {
+    expect(() => loadConfig({ PUBLIC_URL: 'ftp://tools.example' })).toThrow(/PUBLIC_URL: must be an http/);
+    expect(() => loadConfig({ MCP_APPROVAL_HOLD_MS: '-1' })).toThrow(/MCP_APPROVAL_HOLD_MS/);
   });
 
   it('refuses a LINK_SECRET shorter than 32 characters, naming it', () => {

@@ -314,6 +314,11 @@ export const RunQuery = graphql(`
       createdAt
       createdBy
       finishedAt
+      mcpClient {
+        name
+        version
+        server
+      }
       failure {
         code
         kind

@@ -157,6 +157,15 @@ export function RunView({ runId, me }: { runId: string; me: Me; connection: Conn
           <dd>
             {time(run.createdAt)} by {run.createdBy}
           </dd>
+          {run.mcpClient && (
+            <>
+              <dt>MCP host</dt>
+              <dd>
+                {run.mcpClient.name} {run.mcpClient.version}
+                {run.mcpClient.server ? ` via /mcp/${run.mcpClient.server}` : ' via /mcp'}
+              </dd>
+            </>
+          )}
           <dt>finished</dt>
           <dd>{time(run.finishedAt)}</dd>
         </dl>

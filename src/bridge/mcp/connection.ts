@@ -6,6 +6,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
   CallToolResultSchema,
+  ResultSchema,
   type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -213,6 +214,25 @@ export class McpConnection {
       CallToolResultSchema,
       options,
     ) as Promise<CallToolResult>;
+  }
+
+  /**
+   * What the server declared at initialize (null while not connected): the MCP gateway's
+   * `/mcp/<server>` offers the same.
+   */
+  serverCapabilities(): Record<string, unknown> | null {
+    return this.connected ? ((this.client?.getServerCapabilities() as Record<string, unknown>) ?? {}) : null;
+  }
+
+  /**
+   * Sends one request of the host of the MCP gateway's `/mcp/<server>` (resources, prompts,
+   * completion, logging) to the server and gives back its answer unchanged; the server's errors
+   * come back as the SDK's McpError with their code.
+   */
+  forward(request: { method: string; params?: Record<string, unknown> }, options: RequestOptions) {
+    const client = this.client;
+    if (!client || !this.connected) throw new NotConnectedError(this.describeState());
+    return client.request(request as never, ResultSchema, options);
   }
 
   /** A call found the transport broken (an HTTP server that went away says so only then). */

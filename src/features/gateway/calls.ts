@@ -1,0 +1,203 @@
+import { and, asc, eq, isNull } from 'drizzle-orm';
+import { readRunResource, type ToolCallService } from '../../calls/index.js';
+import type { ToolCallRow } from '../../calls/tables.js';
+import { hashArguments } from '../../core/canonical-json.js';
+import { DomainError } from '../../core/errors.js';
+import type { Db } from '../../db/client.js';
+import type { JournalBus } from '../../journal/bus.js';
+import { holdForOutcome } from './hold.js';
+import {
+  editNotice,
+  errorText,
+  type InlineBlobs,
+  inlineCandidates,
+  type McpToolResult,
+  mcpResultOf,
+  pendingResult,
+  unranText,
+} from './rules/results.js';
+import type { GatewayContext, GatewaySessions } from './sessions.js';
+import { mcpPendingCalls } from './tables.js';
+
+export interface GatewayCallOptions {
+  /** MCP_APPROVAL_HOLD_MS: how long a tools/call is held for a decision before the pending answer. */
+  holdMs: number;
+  /** How often a held call with a progressToken sends notifications/progress. */
+  progressEveryMs: number;
+  /** What the pending answer tells the model to wait before calling again. */
+  retryAfterMs: number;
+}
+
+export const defaultGatewayCallOptions: GatewayCallOptions = {
+  holdMs: 45_000,
+  progressEveryMs: 5_000,
+  retryAfterMs: 10_000,
+};
+
+/** What the MCP request gives a held call: its abort signal and a way to report progress. */
+export interface Held {
+  signal: AbortSignal;
+  progress?: (message: string) => void;
+  /** Tells the host once, when the call starts waiting for a person (URL elicitation). */
+  waiting?: (callId: string, consoleUrl: string) => void;
+  consoleUrl: (callId: string) => string;
+  /** The name the host calls the tool by, for the pending answer's text. */
+  advertised: string;
+  /** The await tool's advertised name where it is offered (not on /mcp/<server>). */
+  awaitTool: string | null;
+}
+
+const FINAL = new Set(['COMPLETED', 'FAILED', 'DENIED', 'EXPIRED', 'CANCELLED']);
+/** Ended without running: the answer says why, not the stored error result. */
+const UNRAN = new Set(['DENIED', 'EXPIRED', 'CANCELLED']);
+
+/**
+ * A host's tools/call through the lifecycle, held while a person decides. One server state, several
+ * wire shapes: the outcome within the hold; else a pending answer, and an identical call (same
+ * user, tool and canonical arguments) from any process attaches to the same call until its outcome
+ * has been delivered once.
+ */
+export class GatewayCalls {
+  constructor(
+    private readonly db: Db,
+    private readonly calls: ToolCallService,
+    private readonly bus: JournalBus,
+    private readonly sessions: GatewaySessions,
+    private readonly options: GatewayCallOptions,
+  ) {}
+
+  async call(
+    ctx: GatewayContext,
+    name: string,
+    args: Record<string, unknown>,
+    held: Held,
+  ): Promise<McpToolResult> {
+    const userId = ctx.principal.userId ?? '';
+    const argumentsHash = hashArguments(args);
+    // A second round only when another request delivered the outcome this one was waiting for.
+    for (let round = 0; round < 3; round++) {
+      let callId = await this.openPending(userId, name, argumentsHash);
+      if (!callId) {
+        const requested = await this.request(ctx, name, args);
+        if (FINAL.has(requested.status)) return this.outcome(requested, null);
+        callId = requested.id;
+        await this.db.insert(mcpPendingCalls).values({ callId, userId, toolName: name, argumentsHash });
+      }
+      const result = await this.hold(callId, this.options.holdMs, held);
+      if (result !== 'DELIVERED_ELSEWHERE') return result;
+    }
+    return errorText('Identical calls keep taking this call’s outcome; call again.');
+  }
+
+  /** gateway.await_approval: waits for a pending call of this user, at most `maxWaitMs` (capped at the hold). */
+  async await(ctx: GatewayContext, callId: string, maxWaitMs: number | undefined, held: Held) {
+    const [pending] = await this.db
+      .select()
+      .from(mcpPendingCalls)
+      .where(and(eq(mcpPendingCalls.callId, callId), eq(mcpPendingCalls.userId, ctx.principal.userId ?? '')))
+      .limit(1)
+      .catch(() => []);
+    if (!pending) return errorText(`There is no pending call ${callId} of yours.`);
+    const ms = Math.min(maxWaitMs ?? this.options.holdMs, this.options.holdMs);
+    const result = await this.hold(callId, Math.max(0, ms), { ...held, waiting: undefined }, true);
+    return result === 'DELIVERED_ELSEWHERE'
+      ? errorText('This call’s outcome was already delivered.')
+      : result;
+  }
+
+  private async request(ctx: GatewayContext, name: string, args: Record<string, unknown>) {
+    const runId = await this.sessions.runFor(ctx);
+    try {
+      return await this.calls.request({ runId, name, arguments: args }, ctx.principal);
+    } catch (error) {
+      // The conversation's run was ended from the console: its next call starts a new run.
+      if (error instanceof DomainError && error.code === 'CONFLICT' && error.details?.status) {
+        const fresh = await this.sessions.runFor(ctx, true);
+        return this.calls.request({ runId: fresh, name, arguments: args }, ctx.principal);
+      }
+      throw error;
+    }
+  }
+
+  private async openPending(userId: string, name: string, argumentsHash: string): Promise<string | null> {
+    const [row] = await this.db
+      .select({ callId: mcpPendingCalls.callId })
+      .from(mcpPendingCalls)
+      .where(
+        and(
+          eq(mcpPendingCalls.userId, userId),
+          eq(mcpPendingCalls.toolName, name),
+          eq(mcpPendingCalls.argumentsHash, argumentsHash),
+          isNull(mcpPendingCalls.deliveredAt),
+        ),
+      )
+      .orderBy(asc(mcpPendingCalls.createdAt))
+      .limit(1);
+    return row?.callId ?? null;
+  }
+
+  private async hold(
+    callId: string,
+    ms: number,
+    held: Held,
+    anyDelivery = false,
+  ): Promise<McpToolResult | 'DELIVERED_ELSEWHERE'> {
+    let waitingSaid = false;
+    const final = await holdForOutcome(this.bus, this.calls, callId, {
+      ms,
+      signal: held.signal,
+      tickMs: this.options.progressEveryMs,
+      onTick: () => {
+        held.progress?.('waiting for a person to approve the call');
+        if (!waitingSaid && held.waiting) {
+          waitingSaid = true;
+          held.waiting(callId, held.consoleUrl(callId));
+        }
+      },
+    });
+    if (held.signal.aborted)
+      throw new DomainError('UNAUTHENTICATED', String(held.signal.reason ?? 'aborted'));
+    if (!final) {
+      const original = await this.calls.get(callId);
+      return pendingResult(
+        {
+          callId,
+          consoleUrl: held.consoleUrl(callId),
+          retryAfterMs: this.options.retryAfterMs,
+          expiresAt: original?.approvalExpiresAt?.toISOString() ?? null,
+        },
+        held.advertised,
+        held.awaitTool,
+      );
+    }
+    // Exactly once, across processes: one conditional update wins.
+    const won = await this.db
+      .update(mcpPendingCalls)
+      .set({ deliveredAt: new Date() })
+      .where(and(eq(mcpPendingCalls.callId, callId), isNull(mcpPendingCalls.deliveredAt)))
+      .returning({ callId: mcpPendingCalls.callId });
+    if (won.length === 0 && !anyDelivery) return 'DELIVERED_ELSEWHERE';
+    const original = final.id === callId ? final : await this.calls.get(callId);
+    return this.outcome(final, original?.edit ? original : null);
+  }
+
+  /** The host's answer for a finished call (`edited`: the original a person edited into this one). */
+  async outcome(call: ToolCallRow, edited: ToolCallRow | null): Promise<McpToolResult> {
+    if (UNRAN.has(call.status) || !call.result)
+      return errorText(unranText(call.status, call.error?.message ?? null, call.decision?.feedback ?? null));
+    const notice = edited?.edit
+      ? editNotice(edited.edit.editedBy, call.arguments, edited.edit.reason)
+      : undefined;
+    return mcpResultOf(call.result, await this.inline(call), notice);
+  }
+
+  private async inline(call: ToolCallRow): Promise<InlineBlobs> {
+    const uris = call.result ? inlineCandidates(call.result) : [];
+    const blobs = new Map<string, { data: string; mimeType: string }>();
+    for (const uri of uris) {
+      const row = await readRunResource(this.db, uri, call.runId);
+      if (row) blobs.set(uri, { data: Buffer.from(row.content).toString('base64'), mimeType: row.mimeType });
+    }
+    return blobs;
+  }
+}

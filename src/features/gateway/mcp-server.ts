@@ -1,0 +1,108 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ElicitResultSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { PolicyService } from '../../calls/index.js';
+import type { GatewayCalls, Held } from './calls.js';
+import type { GatewayContext } from './sessions.js';
+import {
+  AWAIT_TOOL,
+  AWAIT_TOOL_ADVERTISED,
+  awaitToolDefinition,
+  mcpToolOf,
+  resolveCalled,
+  visibleTools,
+} from './tool-list.js';
+
+export const SERVER_INFO = { name: 'agent-tool-system', version: '1.0.0' };
+
+export interface GatewayServerDeps {
+  policy: PolicyService;
+  calls: GatewayCalls;
+  /** The console page of a call, for the pending answer and URL elicitation. */
+  consoleUrl: (callId: string) => string;
+}
+
+/** A host may call a tool that does not exist: MCP answers that as invalid params, as we answer a hidden one. */
+export const unknownTool = (name: string) => new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+
+/**
+ * The low-level SDK server of one HTTP request to /mcp: its handlers read the request's context
+ * (token, profile, session) and keep nothing between requests.
+ */
+export function gatewayServer(deps: GatewayServerDeps, ctx: GatewayContext, ended: AbortSignal): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: true }, logging: {} },
+    instructions:
+      'Tools governed by Agent Tool System: a call may wait for a person to approve it. A pending answer says so; call the same tool again with the same arguments to get its outcome.',
+  });
+  const context = { userId: ctx.principal.userId, profileId: ctx.profileId };
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const visible = await visibleTools(deps.policy, context);
+    const tools = [...visible.advertised.byAdvertised].map(([advertised, name]) =>
+      mcpToolOf(advertised, visible.specs.get(name)!),
+    );
+    return { tools: [...tools, awaitToolDefinition] };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const called = request.params.name;
+    const args = request.params.arguments ?? {};
+    const signal = AbortSignal.any([extra.signal, ended]);
+    const progressToken = request.params._meta?.progressToken;
+    let progress = 0;
+    const elicitation = ctx.session?.clientCapabilities.elicitation as { url?: unknown } | undefined;
+    const held: Held = {
+      signal,
+      consoleUrl: deps.consoleUrl,
+      advertised: called,
+      awaitTool: AWAIT_TOOL_ADVERTISED,
+      ...(progressToken === undefined
+        ? {}
+        : {
+            progress: (message: string) =>
+              void extra
+                .sendNotification({
+                  method: 'notifications/progress',
+                  params: { progressToken, progress: ++progress, message },
+                })
+                .catch(() => {}),
+          }),
+      // Offered, not awaited: the host's answer comes back as a request of its own, maybe to another process.
+      ...(elicitation?.url
+        ? {
+            waiting: (callId: string, url: string) =>
+              void extra
+                .sendRequest(
+                  {
+                    method: 'elicitation/create',
+                    params: {
+                      mode: 'url',
+                      elicitationId: callId,
+                      url,
+                      message: 'A tool call is waiting for your approval. Open the console to decide it.',
+                    },
+                  },
+                  ElicitResultSchema,
+                )
+                .catch(() => {}),
+          }
+        : {}),
+    };
+    if (called === AWAIT_TOOL_ADVERTISED || called === AWAIT_TOOL) {
+      const callId = typeof args.callId === 'string' ? args.callId : '';
+      const maxWaitMs = typeof args.maxWaitMs === 'number' ? args.maxWaitMs : undefined;
+      return deps.calls.await(ctx, callId, maxWaitMs, held);
+    }
+    const visible = await visibleTools(deps.policy, context);
+    const name = resolveCalled(called, visible);
+    if (!name) throw unknownTool(called);
+    return deps.calls.call(ctx, name, args, held);
+  });
+  return server;
+}

@@ -1,0 +1,74 @@
+import { sql } from 'drizzle-orm';
+import { index, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { runs, toolCalls } from '../../calls/tables.js';
+import { createdAt, tstz } from '../../db/columns.js';
+import { jsonb } from '../../db/jsonb.js';
+
+/**
+ * MCP sessions issued at `initialize`: everything a later request of the session needs, so that
+ * any process answers it (no sticky sessions). A session belongs to the token that opened it.
+ */
+export const mcpSessions = pgTable('mcp_sessions', {
+  id: text('id').primaryKey(),
+  tokenId: uuid('token_id').notNull(),
+  /** `''` for `/mcp`, else the upstream MCP server of `/mcp/<server>`. */
+  server: text('server').notNull(),
+  profileId: text('profile_id'),
+  protocolVersion: text('protocol_version').notNull(),
+  clientName: text('client_name').notNull(),
+  clientVersion: text('client_version').notNull(),
+  clientCapabilities: jsonb('client_capabilities').$type<Record<string, unknown>>().notNull(),
+  /** The run its calls belong to, made at its first call. */
+  runId: uuid('run_id').references(() => runs.id),
+  createdAt: createdAt(),
+  endedAt: tstz('ended_at'),
+});
+
+/**
+ * Which run the gateway uses for a conversation: `session:<id>`, `run:<id>` (the X-Run-Id header)
+ * or `day:<server>:<client>:<yyyy-mm-dd>` (requests without a session). The host's clientInfo and
+ * the upstream server are what the console shows on the run.
+ */
+export const mcpRuns = pgTable(
+  'mcp_runs',
+  {
+    tokenId: uuid('token_id').notNull(),
+    key: text('key').notNull(),
+    runId: uuid('run_id')
+      .notNull()
+      .references(() => runs.id),
+    clientName: text('client_name').notNull(),
+    clientVersion: text('client_version').notNull(),
+    server: text('server'),
+    sessionId: text('session_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tokenId, t.key] }), index('mcp_runs_run_idx').on(t.runId)],
+);
+
+/**
+ * A call the gateway answered with a pending result (or is holding): an identical call of the same
+ * user (same tool, same canonical arguments) attaches to it until its outcome has been delivered
+ * once (`deliveredAt`, set by one conditional update, so two retries cannot both deliver it).
+ */
+export const mcpPendingCalls = pgTable(
+  'mcp_pending_calls',
+  {
+    callId: uuid('call_id')
+      .primaryKey()
+      .references(() => toolCalls.id),
+    userId: text('user_id').notNull(),
+    toolName: text('tool_name').notNull(),
+    argumentsHash: text('arguments_hash').notNull(),
+    createdAt: createdAt(),
+    deliveredAt: tstz('delivered_at'),
+  },
+  (t) => [
+    index('mcp_pending_calls_open_idx')
+      .on(t.userId, t.toolName, t.argumentsHash, t.createdAt)
+      .where(sql`${t.deliveredAt} is null`),
+  ],
+);
+
+export type McpSessionRow = typeof mcpSessions.$inferSelect;
+export type McpRunRow = typeof mcpRuns.$inferSelect;
