@@ -149,7 +149,13 @@ async function main(options: DemoOptions): Promise<number> {
     });
 
     log(`run ${runId} started for ${options.user} (profile ${PROFILE}, workspace ${workspaceId})`);
-    if (options.mcp) return (await playMcp(origin, tokens.agent, runId, log)) ? 0 : 1;
+    if (options.mcp) {
+      const ok = await playMcp(origin, tokens.agent, runId, log);
+      // An MCP host never ends the run it was bound to; a run nobody drives should not look live.
+      log('the MCP host is done: cancelling its run');
+      await admin.request('mutation($id: ID!) { cancelRun(id: $id) { status } }', { id: runId });
+      return ok ? 0 : 1;
+    }
     const played = await playScript(agent, runId, follower, log);
     const { run: after } = await agent.request('query($id: ID!) { run(id: $id) { status } }', { id: runId });
     if (after.status === 'RUNNING') {

@@ -19,6 +19,7 @@ const textOf = (result: CallResult) =>
   ((result.content as { type: string; text?: string }[] | undefined) ?? [])
     .map((part) => (part.type === 'text' ? part.text : `[${part.type}]`))
     .join(' ')
+    .replace(/\s+/g, ' ')
     .slice(0, 160);
 
 /**
