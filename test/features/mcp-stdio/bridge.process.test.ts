@@ -133,6 +133,16 @@ describe('mcp-stdio: a stdio MCP server that pipes every message to a Streamable
     expect(stderr()).not.toContain('refused-secret-42');
   });
 
+  it('reads neither the server’s configuration nor its database (it runs beside a server holding them)', async () => {
+    const { client, transport } = bridge(['--url', upstream.url, '--token-env', 'GATEWAY_TOKEN'], {
+      GATEWAY_TOKEN: TOKEN,
+      DATABASE_URL: 'not a postgres url',
+      DATA_DIR: '/nonexistent/never-created',
+    });
+    await client.connect(transport);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
   it('refuses to start without a token, naming the options', async () => {
     const { client, transport, stderr } = bridge(['--url', upstream.url, '--token-env', 'NOT_SET_ANYWHERE']);
     await expect(client.connect(transport)).rejects.toThrow();
