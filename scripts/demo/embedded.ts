@@ -21,7 +21,7 @@ const START_LIMIT_MS = 120_000;
  * The server as `npm start` runs it, as a child process on a fresh embedded database in a temp
  * folder and a free port, so the demo stays a client of the public API even when it brings its own server.
  */
-export async function startEmbeddedServer(): Promise<EmbeddedServer> {
+export async function startEmbeddedServer(env: Record<string, string> = {}): Promise<EmbeddedServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'ats-demo-'));
   const adminToken = `demo-admin-${randomBytes(12).toString('hex')}`;
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/app/main.ts'], {
@@ -34,6 +34,7 @@ export async function startEmbeddedServer(): Promise<EmbeddedServer> {
       DATABASE_URL: '',
       ADMIN_TOKEN: adminToken,
       LOG_LEVEL: 'warn',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -4,6 +4,7 @@ import { AutoApprover } from './approver.js';
 import { type EmbeddedServer, startEmbeddedServer } from './embedded.js';
 import { DemoExtension, EXTENSION_ID } from './extension.js';
 import { type JournalEvent, RunFollower } from './follower.js';
+import { playMcp } from './mcp.js';
 import { type DemoOptions, OptionsError, parseOptions, USAGE } from './options.js';
 import { PROFILE, prepare, revokeInternalTokens } from './setup.js';
 import { summarize } from './summary.js';
@@ -39,7 +40,8 @@ async function connect(
       ? `nothing answers at ${options.url}: starting an embedded server on a fresh database…`
       : 'starting an embedded server on a fresh database…',
   );
-  const embedded = await startEmbeddedServer();
+  // With --mcp a short hold, so the first answer of a call that needs a person is the pending one.
+  const embedded = await startEmbeddedServer(options.mcp ? { MCP_APPROVAL_HOLD_MS: '2000' } : {});
   log(`embedded server listening on ${embedded.url} (data in ${embedded.dataDir}, removed when it stops)`);
   return { url: embedded.url, adminToken: embedded.adminToken, embedded };
 }
@@ -147,6 +149,13 @@ async function main(options: DemoOptions): Promise<number> {
     });
 
     log(`run ${runId} started for ${options.user} (profile ${PROFILE}, workspace ${workspaceId})`);
+    if (options.mcp) {
+      const ok = await playMcp(origin, tokens.agent, runId, log);
+      // An MCP host never ends the run it was bound to; a run nobody drives should not look live.
+      log('the MCP host is done: cancelling its run');
+      await admin.request('mutation($id: ID!) { cancelRun(id: $id) { status } }', { id: runId });
+      return ok ? 0 : 1;
+    }
     const played = await playScript(agent, runId, follower, log);
     const { run: after } = await agent.request('query($id: ID!) { run(id: $id) { status } }', { id: runId });
     if (after.status === 'RUNNING') {

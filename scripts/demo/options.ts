@@ -12,6 +12,8 @@ export interface DemoOptions {
   exitAtEnd: boolean;
   /** The user the demo's runs act for. */
   user: string;
+  /** Play the loop as an MCP host on the gateway's /mcp instead of the scripted GraphQL agent. */
+  mcp: boolean;
   help: boolean;
 }
 
@@ -29,6 +31,8 @@ Plays a scripted agent run through the public GraphQL API so the approval consol
   --auto-approve         approve each waiting call by itself after a few seconds
   --approve-after <ms>   with --auto-approve: how long to wait first (default ${DEFAULT_APPROVE_AFTER_MS})
   --user <id>            the user the run acts for (default alice)
+  --mcp                  play an MCP host instead (SDK client on /mcp): list the tools, an allowed call,
+                         a call held for approval with its console link, its identical retry's outcome
   --exit                 with an embedded server: stop it when the scenario ends (implied by --auto-approve)
   --help                 this text
 `;
@@ -41,7 +45,7 @@ export function parseOptions(argv: string[], env: Record<string, string | undefi
   const flags = new Set<string>();
   const values = new Map<string, string>();
   const valued = new Set(['--url', '--token', '--approve-after', '--user']);
-  const known = new Set(['--embedded', '--auto-approve', '--exit', '--help', '-h', ...valued]);
+  const known = new Set(['--embedded', '--auto-approve', '--exit', '--mcp', '--help', '-h', ...valued]);
   for (let i = 0; i < argv.length; i++) {
     const [name, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     if (!known.has(name)) throw new OptionsError(`unknown option ${name}\n\n${USAGE}`);
@@ -73,6 +77,7 @@ export function parseOptions(argv: string[], env: Record<string, string | undefi
     autoApproveMs: autoApprove ? afterMs : null,
     exitAtEnd: flags.has('--exit') || autoApprove,
     user: values.get('--user') ?? 'alice',
+    mcp: flags.has('--mcp'),
     help: flags.has('--help') || flags.has('-h'),
   };
 }

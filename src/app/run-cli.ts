@@ -6,6 +6,7 @@ import { DomainError } from '../core/errors.js';
 import { agentCommands } from '../features/agent/index.js';
 import { chatCommands } from '../features/chat/index.js';
 import { grantCommands } from '../features/grants/index.js';
+import { mcpStdioCommands } from '../features/mcp-stdio/index.js';
 import { modelConnectionCommands } from '../features/models/index.js';
 import { notificationCommands } from '../features/notifications/index.js';
 import { skillCommands } from '../features/skill/index.js';
@@ -31,7 +32,16 @@ const commands: Command<Services>[] = [
   ...agentCommands,
 ];
 
-function help(io: CliIo, command?: Command<Services>): void {
+/**
+ * Commands that never open the database: a stdio bridge started by an MCP host must run while
+ * the server holds the embedded database, and must not load the server's configuration.
+ */
+const standaloneCommands: Command<void>[] = [...mcpStdioCommands];
+
+const select = <S>(list: Command<S>[], argv: string[]) =>
+  list.find((c) => c.path.every((word, i) => argv[i] === word));
+
+function help(io: CliIo, command?: Command<Services> | Command<void>): void {
   if (command) {
     io.out(`usage: npm run cli -- ${command.usage}\n\n${command.summary}`);
     for (const [name, option] of Object.entries(command.options ?? {}))
@@ -41,7 +51,8 @@ function help(io: CliIo, command?: Command<Services>): void {
   io.out('usage: npm run cli -- <command> [options]   (add --help to any command)\n');
   io.out('Works offline on the database the server uses (DATA_DIR or DATABASE_URL). With the embedded');
   io.out('database, stop the server first: PGlite allows one process at a time.\n');
-  for (const c of commands) io.out(`  ${c.path.join(' ').padEnd(22)} ${c.summary}`);
+  for (const c of [...commands, ...standaloneCommands])
+    io.out(`  ${c.path.join(' ').padEnd(22)} ${c.summary}`);
 }
 
 export async function runCli(
@@ -49,7 +60,8 @@ export async function runCli(
   io: CliIo,
   env: Record<string, string | undefined> = process.env,
 ): Promise<number> {
-  const command = commands.find((c) => c.path.every((word, i) => argv[i] === word));
+  const standalone = select(standaloneCommands, argv);
+  const command = standalone ?? select(commands, argv);
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   if (!command) {
     help(io);
@@ -73,10 +85,20 @@ export async function runCli(
     help(io, command);
     return 2;
   }
+  if (standalone) {
+    try {
+      return await standalone.run(parsed as never, undefined, io);
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      io.err(`${error.message}\n`);
+      help(io, command);
+      return 2;
+    }
+  }
   const config = loadConfig(env);
   const services = await bootstrap(config, createLogger(env.LOG_LEVEL ?? 'warn'));
   try {
-    return await command.run(parsed as never, services, io);
+    return await (command as Command<Services>).run(parsed as never, services, io);
   } catch (error) {
     if (error instanceof UsageError) {
       io.err(`${error.message}\n`);

@@ -11,8 +11,13 @@ describe('npm run demo options', () => {
       autoApproveMs: null,
       exitAtEnd: false,
       user: 'alice',
+      mcp: false,
       help: false,
     });
+  });
+
+  it('--mcp plays an MCP host on the gateway instead of the GraphQL agent', () => {
+    expect(parseOptions(['--mcp', '--embedded'], {})).toMatchObject({ mcp: true, embedded: true });
   });
 
   it('takes the URL and admin token from ATS_URL and ADMIN_TOKEN, and an explicit URL is no default', () => {

@@ -1,0 +1,2 @@
+/** The stdio bridge to the MCP gateway, as the CLI sees it. */
+export { mcpStdioCommands } from './cli.js';
