@@ -484,7 +484,7 @@ const operations: Operation[] = [
 /**
  * Root fields whose answer depends on the role alone, not on whose data it is: the registry, policy
  * administration, tokens, MCP servers, extensions (each sees its own tools), and what is shared by
- * every user (skills, lorebooks, context presets). The auth matrix covers them role by role.
+ * every user (skills, lorebooks, character cards, context presets). The auth matrix covers them role by role.
  */
 const roleOnly = [
   'tools',
@@ -530,6 +530,11 @@ const roleOnly = [
   'importSkills',
   'lorebook',
   'lorebooks',
+  'character',
+  'characters',
+  'exportCharacter',
+  'importCharacter',
+  'removeCharacter',
   'exportLorebook',
   'importLorebook',
   'importChat',
