@@ -36,7 +36,12 @@ export async function echoAsks(services: Services) {
  * `serverTest` with the gateway's hold short (holdMs) and progress frequent, and `mcpUrl`: the
  * gateway's /mcp on a real HTTP server over the test's services.
  */
-export const gatewayTest = serverTest.extend<{ holdMs: number; mcpUrl: string; services: Services }>({
+export const gatewayTest = serverTest.extend<{
+  holdMs: number;
+  mcpUrl: string;
+  services: Services;
+  host: Client;
+}>({
   holdMs: 1_500,
   services: async ({ testDb, holdMs }, use) => {
     const services = await startServices(testDb.database, { gateway: { holdMs, progressEveryMs: 200 } });
@@ -51,5 +56,10 @@ export const gatewayTest = serverTest.extend<{ holdMs: number; mcpUrl: string; s
     const address = await server.listen(0, '127.0.0.1');
     await use(`http://127.0.0.1:${address.port}/mcp`);
     await server.close();
+  },
+  /** An MCP host on /mcp with the agent token, after `echoAsks`: p1 calls every test tool, echo asks a person. */
+  host: async ({ services, tokens, mcpUrl }, use) => {
+    await echoAsks(services);
+    await use(await gatewayClient(mcpUrl, tokens.AGENT));
   },
 });

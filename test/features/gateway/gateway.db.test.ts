@@ -7,12 +7,8 @@ const APPROVAL = 'agent-tool-system/approval';
 
 describe('the MCP gateway at /mcp', () => {
   test('lists the tools the token’s profile may see under advertised names, with the await tool', async ({
-    services,
-    tokens,
-    mcpUrl,
+    host: client,
   }) => {
-    await echoAsks(services);
-    const client = await gatewayClient(mcpUrl, tokens.AGENT);
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
     expect(names).toContain('test__echo');
@@ -23,20 +19,15 @@ describe('the MCP gateway at /mcp', () => {
     expect(echo._meta).toEqual({ 'agent-tool-system/name': 'test.echo' });
   });
 
-  test('an auto-allowed call runs at once and answers its result', async ({ services, tokens, mcpUrl }) => {
-    await echoAsks(services);
-    const client = await gatewayClient(mcpUrl, tokens.AGENT);
+  test('an auto-allowed call runs at once and answers its result', async ({ host: client }) => {
     const result = await client.callTool({ name: 'test__noop', arguments: {} });
     expect(result).toEqual({ content: [] });
   });
 
   test('a call held and approved within the hold answers the real result', async ({
     services,
-    tokens,
-    mcpUrl,
+    host: client,
   }) => {
-    await echoAsks(services);
-    const client = await gatewayClient(mcpUrl, tokens.AGENT);
     const answer = client.callTool({ name: 'test__echo', arguments: { text: 'hi' } });
     const call = await pendingCallOf(services);
     await services.calls.approve(call.id, {}, approver);
@@ -48,11 +39,8 @@ describe('the MCP gateway at /mcp', () => {
 
   test('past the hold: a pending answer; approved later, an identical retry gets the outcome, the next one is a new call', async ({
     services,
-    tokens,
-    mcpUrl,
+    host: client,
   }) => {
-    await echoAsks(services);
-    const client = await gatewayClient(mcpUrl, tokens.AGENT);
     const pending = await client.callTool({ name: 'test__echo', arguments: { text: 'later' } });
     expect(pending.isError).toBe(true);
     const meta = (pending._meta as Record<string, { callId: string; status: string; consoleUrl: string }>)[
@@ -68,9 +56,7 @@ describe('the MCP gateway at /mcp', () => {
     expect(second.callId).not.toBe(meta.callId);
   });
 
-  test('denied with feedback: an error result carrying it', async ({ services, tokens, mcpUrl }) => {
-    await echoAsks(services);
-    const client = await gatewayClient(mcpUrl, tokens.AGENT);
+  test('denied with feedback: an error result carrying it', async ({ services, host: client }) => {
     const answer = client.callTool({ name: 'test__echo', arguments: { text: 'no' } });
     const call = await pendingCallOf(services);
     await services.calls.deny(call.id, { feedback: 'Use the staging copy instead.' }, approver);
@@ -81,11 +67,8 @@ describe('the MCP gateway at /mcp', () => {
 
   test('approved with edits: the edited arguments ran and the result says so', async ({
     services,
-    tokens,
-    mcpUrl,
+    host: client,
   }) => {
-    await echoAsks(services);
-    const client = await gatewayClient(mcpUrl, tokens.AGENT);
     const answer = client.callTool({ name: 'test__echo', arguments: { text: 'rm -rf' } });
     const call = await pendingCallOf(services);
     await services.calls.approve(call.id, { editedArguments: { text: 'ls' } }, approver);

@@ -19,11 +19,8 @@ async function pendingCallOf(services: Services) {
 describe('calls through the MCP gateway', () => {
   test('expired: an error result that says nobody decided, not a denial', async ({
     services,
-    tokens,
-    mcpUrl,
+    host: client,
   }) => {
-    await echoAsks(services);
-    const client = await gatewayClient(mcpUrl, tokens.AGENT);
     const answer = client.callTool({ name: 'test__echo', arguments: { text: 'late' } });
     const call = await pendingCallOf(services);
     await services.database.db.execute(
@@ -64,9 +61,8 @@ describe('calls through the MCP gateway', () => {
     services,
     tokens,
     mcpUrl,
+    host: client,
   }) => {
-    await echoAsks(services);
-    const client = await gatewayClient(mcpUrl, tokens.AGENT);
     const first = pendingOf(await client.callTool({ name: 'test__echo', arguments: { text: 'race' } }));
     const other = await gatewayClient(mcpUrl, tokens.AGENT);
     const retries = [
@@ -90,12 +86,9 @@ describe('calls through the MCP gateway', () => {
 
   test('each session’s calls are one run that shows the host’s clientInfo', async ({
     services,
-    tokens,
-    mcpUrl,
     gql,
+    host: client,
   }) => {
-    await echoAsks(services);
-    const client = await gatewayClient(mcpUrl, tokens.AGENT);
     await client.callTool({ name: 'test__noop', arguments: {} });
     await client.callTool({ name: 'test__noop', arguments: {} });
     const calls = await services.calls.page({ limit: 10, inverted: false });
@@ -114,11 +107,8 @@ describe('calls through the MCP gateway', () => {
 
   test('a host with an open stream is told when the policy changes what it may see', async ({
     services,
-    tokens,
-    mcpUrl,
+    host: client,
   }) => {
-    await echoAsks(services);
-    const client = await gatewayClient(mcpUrl, tokens.AGENT);
     let told = 0;
     client.setNotificationHandler(
       (await import('@modelcontextprotocol/sdk/types.js')).ToolListChangedNotificationSchema,
