@@ -4,12 +4,29 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createTestMcpServer } from './mcp-test-server.js';
 
-/** The test MCP server over Streamable HTTP on a free loopback port, behind a bearer token. */
-export async function startHttpMcpServer(token: string): Promise<{ url: string; close(): Promise<void> }> {
+export interface BearerMcpHttpServer {
+  url: string;
+  /** The Authorization header of every request that reached it, in order (the token checks read these). */
+  authorizations: (string | undefined)[];
+  close(): Promise<void>;
+}
+
+/**
+ * An MCP server over Streamable HTTP on a free loopback port, one session per client, refusing any
+ * request without `Authorization: Bearer <token>` with 401. `connect` serves a new session on its
+ * transport and returns what to do when the server closes.
+ */
+export async function serveBearerMcp(
+  token: string,
+  connect: (transport: StreamableHTTPServerTransport) => Promise<() => void>,
+): Promise<BearerMcpHttpServer> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const cleanups: (() => void)[] = [];
+  const authorizations: (string | undefined)[] = [];
   const http = createServer(async (req, res) => {
+    authorizations.push(req.headers.authorization);
     if (req.headers.authorization !== `Bearer ${token}`) {
-      res.writeHead(401, { 'content-type': 'text/plain' }).end('unauthorized');
+      res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' }).end('unauthorized');
       return;
     }
     const sessionId = req.headers['mcp-session-id'];
@@ -28,7 +45,7 @@ export async function startHttpMcpServer(token: string): Promise<{ url: string; 
       created.onclose = () => {
         if (created.sessionId) sessions.delete(created.sessionId);
       };
-      await createTestMcpServer().connect(created);
+      cleanups.push(await connect(created));
       transport = created;
     }
     await transport.handleRequest(req, res);
@@ -37,10 +54,20 @@ export async function startHttpMcpServer(token: string): Promise<{ url: string; 
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
+    authorizations,
     async close() {
+      for (const cleanup of cleanups) cleanup();
       await Promise.allSettled([...sessions.values()].map((t) => t.close()));
       http.closeAllConnections();
       await new Promise((resolve) => http.close(resolve));
     },
   };
+}
+
+/** The test MCP server over Streamable HTTP on a free loopback port, behind a bearer token. */
+export function startHttpMcpServer(token: string): Promise<BearerMcpHttpServer> {
+  return serveBearerMcp(token, async (transport) => {
+    await createTestMcpServer().connect(transport);
+    return () => {};
+  });
 }
