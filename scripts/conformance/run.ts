@@ -173,7 +173,8 @@ const overall = setTimeout(() => {
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.on(signal, () => void cleanUp().finally(() => process.exit(130)));
 
-main()
+// The process ends in the last step, so nothing is left to await it.
+void main()
   .catch((error: unknown) => {
     console.error(`conformance: ${(error as Error).message}`);
     return 1;
