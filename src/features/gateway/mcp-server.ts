@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { PolicyService } from '../../calls/index.js';
 import type { GatewayCalls, Held } from './calls.js';
+import { progressOf } from './progress.js';
 import type { GatewayContext } from './sessions.js';
 import {
   AWAIT_TOOL,
@@ -54,25 +55,13 @@ export function gatewayServer(deps: GatewayServerDeps, ctx: GatewayContext, ende
     const called = request.params.name;
     const args = request.params.arguments ?? {};
     const signal = AbortSignal.any([extra.signal, ended]);
-    const progressToken = request.params._meta?.progressToken;
-    let progress = 0;
     const elicitation = ctx.session?.clientCapabilities.elicitation as { url?: unknown } | undefined;
     const held: Held = {
       signal,
       consoleUrl: deps.consoleUrl,
       advertised: called,
       awaitTool: AWAIT_TOOL_ADVERTISED,
-      ...(progressToken === undefined
-        ? {}
-        : {
-            progress: (message: string) =>
-              void extra
-                .sendNotification({
-                  method: 'notifications/progress',
-                  params: { progressToken, progress: ++progress, message },
-                })
-                .catch(() => {}),
-          }),
+      ...progressOf(request.params._meta?.progressToken, extra),
       // Offered, not awaited: the host's answer comes back as a request of its own, maybe to another process.
       ...(elicitation?.url
         ? {

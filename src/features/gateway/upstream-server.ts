@@ -8,6 +8,7 @@ import type { McpConnectionManager } from '../../bridge/mcp/index.js';
 import type { PolicyService } from '../../calls/index.js';
 import type { GatewayCalls } from './calls.js';
 import { SERVER_INFO, unknownTool } from './mcp-server.js';
+import { progressOf } from './progress.js';
 import type { GatewayContext } from './sessions.js';
 import { AWAIT_TOOL, mcpToolOf, visibleTools } from './tool-list.js';
 
@@ -63,24 +64,12 @@ export function upstreamServer(
     const { own } = await ownTools();
     const name = own.get(request.params.name);
     if (!name || name === AWAIT_TOOL) throw unknownTool(request.params.name);
-    const progressToken = request.params._meta?.progressToken;
-    let progress = 0;
     return deps.calls.call(ctx, name, request.params.arguments ?? {}, {
       signal: AbortSignal.any([extra.signal, ended]),
       consoleUrl: deps.consoleUrl,
       advertised: request.params.name,
       awaitTool: null,
-      ...(progressToken === undefined
-        ? {}
-        : {
-            progress: (message: string) =>
-              void extra
-                .sendNotification({
-                  method: 'notifications/progress',
-                  params: { progressToken, progress: ++progress, message },
-                })
-                .catch(() => {}),
-          }),
+      ...progressOf(request.params._meta?.progressToken, extra),
     });
   });
 

@@ -56,6 +56,19 @@ describe('the MCP gateway at /mcp', () => {
     expect(second.callId).not.toBe(meta.callId);
   });
 
+  test('a held call whose request carries a progress token hears numbered progress while it waits', async ({
+    host: client,
+  }) => {
+    const heard: { progress: number; message?: string }[] = [];
+    const pending = await client.callTool({ name: 'test__echo', arguments: { text: 'tick' } }, undefined, {
+      onprogress: (p) => heard.push({ progress: p.progress, message: p.message }),
+    });
+    expect(pending.isError).toBe(true);
+    expect(heard.length).toBeGreaterThan(1);
+    expect(heard.map((p) => p.progress)).toEqual(heard.map((_, i) => i + 1));
+    expect(heard[0]!.message).toBe('waiting for a person to approve the call');
+  });
+
   test('denied with feedback: an error result carrying it', async ({ services, host: client }) => {
     const answer = client.callTool({ name: 'test__echo', arguments: { text: 'no' } });
     const call = await pendingCallOf(services);
