@@ -117,7 +117,7 @@ describe('workspace export and import', () => {
         'skipped "output/CON.txt": name "CON.txt" is a reserved device name on Windows; rename it',
         `skipped "output/trailing. ": name "trailing. " ends with a dot or space; remove it`,
         `skipped "output/a:b.txt": path "output/a:b.txt" contains ':'; file names cannot contain < > : " | ? *`,
-        'skipped "output/bell\\u0007.txt": path "output/bell\\u0007.txt" contains a control or invisible formatting character',
+        'skipped "output/bell\\u0007.txt": path "output/bell\\u0007.txt" contains U+0007, a control or invisible formatting character that would show the approver another name than the one written; remove it',
         'skipped "top-level.txt": outside every root of the workspace',
       ].sort(),
     );
