@@ -1,8 +1,8 @@
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { badInput } from '../../core/errors.js';
+import type { SkillFolder } from './inputs.js';
 import { SKILL_FILE, type SkillFile, type SkippedSkillFile } from './rules/skill.js';
-import type { SkillFolder } from './service.js';
 
 /** Code-unit order, the same on every machine whatever its locale. */
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { actorOf } from '../../core/auth.js';
 import { builder, scopes } from '../../graphql/builder.js';
 import { optionalId } from '../../graphql/ids.js';
+import { skillFolderSchema, skillRuleInputSchema } from './inputs.js';
 import { type SkippedSkillFile, skillRuleEffects } from './rules/skill.js';
-import { type SkillRow, type SkillRuleRow, skillFolderSchema, skillRuleInputSchema } from './service.js';
+import type { SkillRow, SkillRuleRow } from './service.js';
 
 const SkillFileType = builder
   .objectRef<{ skillName: string; path: string; chars: number }>('SkillFile')

@@ -6,7 +6,7 @@ import { createLogger } from '../../../src/app/logger.js';
 import { createServices, type Services } from '../../../src/app/services.js';
 import type { RunRow } from '../../../src/calls/tables.js';
 import { readSkillFolders } from '../../../src/features/skill/folders.js';
-import type { SkillFolder } from '../../../src/features/skill/service.js';
+import type { SkillFolder } from '../../../src/features/skill/inputs.js';
 import { fixtureSkills, SKILLS_DIR, skillFolder } from '../../support/chat.js';
 import { dbTest } from '../../support/fixtures.js';
 import { admin, agent, allow, eventTypes, newRun, structured } from '../../support/lifecycle.js';

@@ -1,11 +1,7 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
 import { inDatabase } from '../../../calls/tool-kit.js';
-import {
-  DEFAULT_READ_CHARS_PER_CALL,
-  DEFAULT_READ_CHARS_PER_RUN,
-  type SkillReadBudget,
-  type SkillService,
-} from '../service.js';
+import { DEFAULT_READ_CHARS_PER_CALL, DEFAULT_READ_CHARS_PER_RUN, type SkillReadBudget } from '../inputs.js';
+import type { SkillService } from '../service.js';
 import { listTool } from './list.js';
 import { readTool } from './read.js';
 

@@ -1,6 +1,7 @@
 import type { BuiltInTool } from '../../../calls/tool-contract.js';
 import { defineArguments, objectSchema, plural, readOnlySpec, textParts } from '../../../calls/tool-kit.js';
-import type { SkillService, SkillSummary } from '../service.js';
+import type { SkillSummary } from '../inputs.js';
+import type { SkillService } from '../service.js';
 
 const args = defineArguments({});
 

@@ -8,7 +8,8 @@ import {
   readOnlySpec,
   textParts,
 } from '../../../calls/tool-kit.js';
-import type { SkillReadBudget, SkillReadResult, SkillService } from '../service.js';
+import type { SkillReadBudget, SkillReadResult } from '../inputs.js';
+import type { SkillService } from '../service.js';
 
 const position = { type: 'integer', minimum: 0 };
 

@@ -77,7 +77,7 @@ type FieldKind =
   | 'nullableBoolean';
 
 /** ST's `newWorldInfoEntryDefinition`, field by field, with its defaults. */
-const ENTRY_DEFAULTS = {
+export const ENTRY_DEFAULTS = {
   key: [] as string[],
   keysecondary: [] as string[],
   comment: '',
@@ -123,7 +123,7 @@ const ENTRY_DEFAULTS = {
 };
 
 export type WorldInfoEntryFields = typeof ENTRY_DEFAULTS;
-type FieldName = keyof WorldInfoEntryFields;
+export type FieldName = keyof WorldInfoEntryFields;
 
 const FIELD_KINDS: Record<FieldName, FieldKind> = {
   key: 'strings',
@@ -204,7 +204,7 @@ export const fieldError = (path: string, expected: string, value: unknown) =>
  * its `??` does), the value when it has the field's type or a form ST itself converts (reported),
  * and a FIELD_TYPE error naming the field's path otherwise.
  */
-function readField(value: unknown, kind: FieldKind, path: string, notes: string[]): unknown {
+export function readField(value: unknown, kind: FieldKind, path: string, notes: string[]): unknown {
   if (value === undefined || value === null) return undefined;
   switch (kind) {
     case 'string':
@@ -246,7 +246,11 @@ function readField(value: unknown, kind: FieldKind, path: string, notes: string[
   throw fieldError(path, EXPECTED[kind], value);
 }
 
-function checkRanges(fields: WorldInfoEntryFields, path: string, names: Partial<Record<FieldName, string>>) {
+export function checkRanges(
+  fields: WorldInfoEntryFields,
+  path: string,
+  names: Partial<Record<FieldName, string>>,
+) {
   const name = (field: FieldName) => `${path}.${names[field] ?? field}`;
   if (fields.selectiveLogic < 0 || fields.selectiveLogic > 3)
     throw fieldError(name('selectiveLogic'), 'an integer from 0 to 3', fields.selectiveLogic);
@@ -254,7 +258,7 @@ function checkRanges(fields: WorldInfoEntryFields, path: string, names: Partial<
 }
 
 /** The ST fields of a source object whose field names are ST's (`names` maps the others). */
-function readFields(
+export function readFields(
   sources: Array<{ object: JsonObject; path: string; names: Partial<Record<FieldName, string>> }>,
   notes: string[],
 ): Partial<WorldInfoEntryFields> {
@@ -289,20 +293,20 @@ export function integerOrNull(value: unknown): number | null {
   return null;
 }
 
-function optionalObject(value: unknown, path: string): JsonObject {
+export function optionalObject(value: unknown, path: string): JsonObject {
   if (value === undefined || value === null) return {};
   if (!isJsonObject(value)) throw fieldError(path, 'an object', value);
   return value;
 }
 
 /** Files store the character filter as one object; ST's editor splits it into three fields. */
-const FILTER_NAMES = {
+export const FILTER_NAMES = {
   characterFilterNames: 'names',
   characterFilterTags: 'tags',
   characterFilterExclude: 'isExclude',
 };
 
-function displayIndexOf(value: unknown, path: string, fallback: number): number {
+export function displayIndexOf(value: unknown, path: string, fallback: number): number {
   if (value === undefined || value === null) return fallback;
   if (typeof value !== 'number') throw fieldError(path, 'a number', value);
   return value;
@@ -330,105 +334,4 @@ export function normalizeWorldEntry(
     displayIndex: displayIndexOf(raw.displayIndex, `${scope.path}.displayIndex`, displayIndex),
     raw,
   };
-}
-
-/** V2/V3 book entry names, and the snake_case `extensions.*` names ST writes for its own fields. */
-const CARD_ENTRY_NAMES: Partial<Record<FieldName, string>> = {
-  key: 'keys',
-  keysecondary: 'secondary_keys',
-  content: 'content',
-  constant: 'constant',
-  caseSensitive: 'case_sensitive',
-};
-const CARD_EXTENSION_NAMES: Partial<Record<FieldName, string>> = {
-  position: 'position',
-  excludeRecursion: 'exclude_recursion',
-  preventRecursion: 'prevent_recursion',
-  delayUntilRecursion: 'delay_until_recursion',
-  probability: 'probability',
-  useProbability: 'useProbability',
-  depth: 'depth',
-  selectiveLogic: 'selectiveLogic',
-  outletName: 'outlet_name',
-  group: 'group',
-  groupOverride: 'group_override',
-  groupWeight: 'group_weight',
-  scanDepth: 'scan_depth',
-  caseSensitive: 'case_sensitive',
-  matchWholeWords: 'match_whole_words',
-  useGroupScoring: 'use_group_scoring',
-  automationId: 'automation_id',
-  role: 'role',
-  vectorized: 'vectorized',
-  sticky: 'sticky',
-  cooldown: 'cooldown',
-  delay: 'delay',
-  ignoreBudget: 'ignore_budget',
-  matchPersonaDescription: 'match_persona_description',
-  matchCharacterDescription: 'match_character_description',
-  matchCharacterPersonality: 'match_character_personality',
-  matchCharacterDepthPrompt: 'match_character_depth_prompt',
-  matchScenario: 'match_scenario',
-  matchCreatorNotes: 'match_creator_notes',
-  triggers: 'triggers',
-};
-
-function cardText(raw: JsonObject, field: string, path: string): string | undefined {
-  return readField(raw[field], 'string', `${path}.${field}`, []) as string | undefined;
-}
-
-export function normalizeCharacterBookEntry(
-  raw: JsonObject,
-  uid: number,
-  index: number,
-  scope: ReadScope = { path: 'entry', notes: [] },
-): WorldInfoEntry {
-  const { path, notes } = scope;
-  const ext = optionalObject(raw.extensions, `${path}.extensions`);
-  const filter = optionalObject(ext.character_filter, `${path}.extensions.character_filter`);
-  // ext.case_sensitive wins over the entry's own, as in ST's convertCharacterBook.
-  const fields = readFields(
-    [
-      { object: ext, path: `${path}.extensions`, names: CARD_EXTENSION_NAMES },
-      { object: raw, path, names: CARD_ENTRY_NAMES },
-      { object: filter, path: `${path}.extensions.character_filter`, names: FILTER_NAMES },
-    ],
-    notes,
-  );
-  const ownComment = cardText(raw, 'comment', path);
-  const name = cardText(raw, 'name', path);
-  const comment = ownComment !== undefined && ownComment !== '' ? ownComment : (name ?? '');
-  const selective = readField(raw.selective, 'boolean', `${path}.selective`, notes) as boolean | undefined;
-  const order = (readField(raw.insertion_order, 'number', `${path}.insertion_order`, notes) ??
-    readField(raw.priority, 'number', `${path}.priority`, notes)) as number | undefined;
-  const enabled = readField(raw.enabled, 'boolean', `${path}.enabled`, notes);
-  if (fields.position === undefined) {
-    const position = readField(raw.position, 'string', `${path}.position`, notes);
-    if (position !== undefined && position !== 'before_char' && position !== 'after_char')
-      notes.push(
-        `${path}.position: "${position}" is neither before_char nor after_char; read as after_char, as SillyTavern does`,
-      );
-    fields.position = position === 'before_char' ? WORLD_INFO_POSITION.before : WORLD_INFO_POSITION.after;
-  }
-  const entry: WorldInfoEntryFields = {
-    ...ENTRY_DEFAULTS,
-    ...fields,
-    comment,
-    selective: selective ?? false,
-    ...(order !== undefined ? { order } : {}),
-    // Matches ST: an entry without `enabled: true` is imported disabled.
-    disable: enabled !== true,
-    addMemo: comment !== '',
-  };
-  checkRanges(entry, path, { ...CARD_ENTRY_NAMES, ...prefixed(CARD_EXTENSION_NAMES) });
-  return {
-    ...entry,
-    uid,
-    displayIndex: displayIndexOf(ext.display_index, `${path}.extensions.display_index`, index),
-    raw,
-  };
-}
-
-function prefixed(names: Partial<Record<FieldName, string>>): Partial<Record<FieldName, string>> {
-  return Object.fromEntries(Object.entries(names).map(([field, name]) => [field, `extensions.${name}`]));
 }

@@ -11,10 +11,10 @@
  * `extensions.position` is set).
  */
 import { isJsonObject, type JsonObject } from '../../../core/json.js';
+import { normalizeCharacterBookEntry } from './card-book-entries.js';
 import {
   fieldError,
   integerOrNull,
-  normalizeCharacterBookEntry,
   normalizeWorldEntry,
   type WorldInfoEntry,
   WorldInfoError,
