@@ -127,6 +127,7 @@ export function createAppServer(services: Services, options: AppServerOptions = 
     {
       ...services.gateway,
       policy: services.policy,
+      registry: services.registry,
       tokens: services.tokens,
       tokenWatch: services.tokenWatch,
       connections: services.mcpConnections,

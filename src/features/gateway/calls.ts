@@ -1,4 +1,3 @@
-import { and, asc, eq, isNull } from 'drizzle-orm';
 import { readRunResource, type ToolCallService } from '../../calls/index.js';
 import type { ToolCallRow } from '../../calls/tables.js';
 import { hashArguments } from '../../core/canonical-json.js';
@@ -6,6 +5,7 @@ import { DomainError } from '../../core/errors.js';
 import type { Db } from '../../db/client.js';
 import type { JournalBus } from '../../journal/bus.js';
 import { holdForOutcome } from './hold.js';
+import { PendingSlots } from './pending-slots.js';
 import {
   editNotice,
   errorText,
@@ -17,7 +17,6 @@ import {
   unranText,
 } from './rules/results.js';
 import type { GatewayContext, GatewaySessions } from './sessions.js';
-import { mcpPendingCalls } from './tables.js';
 
 export interface GatewayCallOptions {
   /** MCP_APPROVAL_HOLD_MS: how long a tools/call is held for a decision before the pending answer. */
@@ -47,6 +46,10 @@ export interface Held {
   awaitTool: string | null;
 }
 
+/** How long taking a slot and requesting its call may take before another request frees the slot. */
+const SLOT_STALE_MS = 30_000;
+const SLOT_POLL_MS = 20;
+
 const FINAL = new Set(['COMPLETED', 'FAILED', 'DENIED', 'EXPIRED', 'CANCELLED']);
 /** Ended without running: the answer says why, not the stored error result. */
 const UNRAN = new Set(['DENIED', 'EXPIRED', 'CANCELLED']);
@@ -58,30 +61,46 @@ const UNRAN = new Set(['DENIED', 'EXPIRED', 'CANCELLED']);
  * has been delivered once.
  */
 export class GatewayCalls {
+  private readonly slots: PendingSlots;
+
   constructor(
     private readonly db: Db,
     private readonly calls: ToolCallService,
     private readonly bus: JournalBus,
     private readonly sessions: GatewaySessions,
     private readonly options: GatewayCallOptions,
-  ) {}
+  ) {
+    this.slots = new PendingSlots(db, { staleMs: SLOT_STALE_MS, pollMs: SLOT_POLL_MS });
+  }
 
+  /**
+   * `mayAsk`: whether the policy may make this call wait for a person (the view the host's call was
+   * resolved with). A call that cannot wait takes no slot: it runs, or is refused, at once.
+   */
   async call(
     ctx: GatewayContext,
     name: string,
     args: Record<string, unknown>,
     held: Held,
+    mayAsk = true,
   ): Promise<McpToolResult> {
-    const userId = ctx.principal.userId ?? '';
-    const argumentsHash = hashArguments(args);
+    const key = { userId: ctx.principal.userId ?? '', toolName: name, argumentsHash: hashArguments(args) };
     // A second round only when another request delivered the outcome this one was waiting for.
     for (let round = 0; round < 3; round++) {
-      let callId = await this.openPending(userId, name, argumentsHash);
+      const slot = mayAsk ? await this.slots.take(key, held.signal) : null;
+      let callId = slot?.callId ?? null;
       if (!callId) {
-        const requested = await this.request(ctx, name, args);
-        if (FINAL.has(requested.status)) return this.outcome(requested, null);
+        const requested = await this.request(ctx, name, args).catch(async (error: unknown) => {
+          if (slot) await this.slots.release(slot.id);
+          throw error;
+        });
+        if (FINAL.has(requested.status)) {
+          if (slot) await this.slots.release(slot.id);
+          return this.outcome(requested, null);
+        }
         callId = requested.id;
-        await this.db.insert(mcpPendingCalls).values({ callId, userId, toolName: name, argumentsHash });
+        if (slot) await this.slots.fill(slot.id, key, callId);
+        else await this.slots.record(key, callId);
       }
       const result = await this.hold(callId, this.options.holdMs, held);
       if (result !== 'DELIVERED_ELSEWHERE') return result;
@@ -91,13 +110,8 @@ export class GatewayCalls {
 
   /** gateway.await_approval: waits for a pending call of this user, at most `maxWaitMs` (capped at the hold). */
   async await(ctx: GatewayContext, callId: string, maxWaitMs: number | undefined, held: Held) {
-    const [pending] = await this.db
-      .select()
-      .from(mcpPendingCalls)
-      .where(and(eq(mcpPendingCalls.callId, callId), eq(mcpPendingCalls.userId, ctx.principal.userId ?? '')))
-      .limit(1)
-      .catch(() => []);
-    if (!pending) return errorText(`There is no pending call ${callId} of yours.`);
+    if (!(await this.slots.isUsers(callId, ctx.principal.userId ?? '')))
+      return errorText(`There is no pending call ${callId} of yours.`);
     const ms = Math.min(maxWaitMs ?? this.options.holdMs, this.options.holdMs);
     const result = await this.hold(callId, Math.max(0, ms), { ...held, waiting: undefined }, true);
     return result === 'DELIVERED_ELSEWHERE'
@@ -112,28 +126,11 @@ export class GatewayCalls {
     } catch (error) {
       // The conversation's run was ended from the console: its next call starts a new run.
       if (error instanceof DomainError && error.code === 'CONFLICT' && error.details?.status) {
-        const fresh = await this.sessions.runFor(ctx, true);
+        const fresh = await this.sessions.runFor(ctx, runId);
         return this.calls.request({ runId: fresh, name, arguments: args }, ctx.principal);
       }
       throw error;
     }
-  }
-
-  private async openPending(userId: string, name: string, argumentsHash: string): Promise<string | null> {
-    const [row] = await this.db
-      .select({ callId: mcpPendingCalls.callId })
-      .from(mcpPendingCalls)
-      .where(
-        and(
-          eq(mcpPendingCalls.userId, userId),
-          eq(mcpPendingCalls.toolName, name),
-          eq(mcpPendingCalls.argumentsHash, argumentsHash),
-          isNull(mcpPendingCalls.deliveredAt),
-        ),
-      )
-      .orderBy(asc(mcpPendingCalls.createdAt))
-      .limit(1);
-    return row?.callId ?? null;
   }
 
   private async hold(
@@ -171,12 +168,7 @@ export class GatewayCalls {
       );
     }
     // Exactly once, across processes: one conditional update wins.
-    const won = await this.db
-      .update(mcpPendingCalls)
-      .set({ deliveredAt: new Date() })
-      .where(and(eq(mcpPendingCalls.callId, callId), isNull(mcpPendingCalls.deliveredAt)))
-      .returning({ callId: mcpPendingCalls.callId });
-    if (won.length === 0 && !anyDelivery) return 'DELIVERED_ELSEWHERE';
+    if (!(await this.slots.deliver(callId)) && !anyDelivery) return 'DELIVERED_ELSEWHERE';
     const original = final.id === callId ? final : await this.calls.get(callId);
     return this.outcome(final, original?.edit ? original : null);
   }

@@ -6,16 +6,19 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { PolicyService } from '../../calls/index.js';
+import type { PolicyService, RegistryService } from '../../calls/index.js';
 import type { GatewayCalls, Held } from './calls.js';
 import { progressOf } from './progress.js';
+import { registryNameOf } from './rules/names.js';
 import type { GatewayContext } from './sessions.js';
 import {
   AWAIT_TOOL,
   AWAIT_TOOL_ADVERTISED,
   awaitToolDefinition,
+  type CalledTool,
   mcpToolOf,
   resolveCalled,
+  visibleTool,
   visibleTools,
 } from './tool-list.js';
 
@@ -23,6 +26,7 @@ export const SERVER_INFO = { name: 'agent-tool-system', version: '1.0.0' };
 
 export interface GatewayServerDeps {
   policy: PolicyService;
+  registry: RegistryService;
   calls: GatewayCalls;
   /** The console page of a call, for the pending answer and URL elicitation. */
   consoleUrl: (callId: string) => string;
@@ -30,6 +34,23 @@ export interface GatewayServerDeps {
 
 /** A host may call a tool that does not exist: MCP answers that as invalid params, as we answer a hidden one. */
 export const unknownTool = (name: string) => new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+
+/**
+ * The tool a host called on /mcp: a plain advertised name is decoded and that one tool resolved;
+ * any other name (hashed, dotted, unknown) is looked up in the whole visible list.
+ */
+async function calledTool(
+  deps: GatewayServerDeps,
+  context: { userId: string | null; profileId: string | null },
+  called: string,
+): Promise<CalledTool | null> {
+  const plain = registryNameOf(called);
+  const tool = plain ? await visibleTool(deps, context, plain) : null;
+  if (tool) return tool;
+  const visible = await visibleTools(deps.policy, context);
+  const name = resolveCalled(called, visible);
+  return name ? { name, mayAsk: visible.asking.has(name) } : null;
+}
 
 /**
  * The low-level SDK server of one HTTP request to /mcp: its handlers read the request's context
@@ -88,10 +109,9 @@ export function gatewayServer(deps: GatewayServerDeps, ctx: GatewayContext, ende
       const maxWaitMs = typeof args.maxWaitMs === 'number' ? args.maxWaitMs : undefined;
       return deps.calls.await(ctx, callId, maxWaitMs, held);
     }
-    const visible = await visibleTools(deps.policy, context);
-    const name = resolveCalled(called, visible);
-    if (!name) throw unknownTool(called);
-    return deps.calls.call(ctx, name, args, held);
+    const tool = await calledTool(deps, context, called);
+    if (!tool) throw unknownTool(called);
+    return deps.calls.call(ctx, tool.name, args, held, tool.mayAsk);
   });
   return server;
 }

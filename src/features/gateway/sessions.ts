@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { RunService } from '../../calls/index.js';
+import { runs } from '../../calls/tables.js';
 import type { Principal } from '../../core/auth.js';
 import { DomainError } from '../../core/errors.js';
 import type { Db } from '../../db/client.js';
@@ -23,6 +24,8 @@ export interface GatewayContext {
   client: ClientInfo;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 const UNKNOWN_CLIENT: ClientInfo = { name: 'unknown', version: 'unknown' };
 
 /**
@@ -33,7 +36,7 @@ const UNKNOWN_CLIENT: ClientInfo = { name: 'unknown', version: 'unknown' };
 export class GatewaySessions {
   constructor(
     private readonly db: Db,
-    private readonly runs: RunService,
+    private readonly runService: RunService,
   ) {}
 
   async open(input: {
@@ -88,64 +91,86 @@ export class GatewaySessions {
   }
 
   /**
-   * The run this request's call belongs to. `fresh` asks for a new one because the remembered run
-   * no longer takes calls (it was completed or cancelled from the console).
+   * The run this request's call belongs to. `ended` is the run the conversation had when that run
+   * stopped taking calls (completed or cancelled from the console): a new one replaces it.
+   *
+   * Two first requests of one conversation may both find no run and both make one: the
+   * conversation's row in `mcp_runs` (its primary key, or a compare-and-set on the run it replaces)
+   * lets one win, and the other completes its own empty run and takes the winner's.
    */
-  async runFor(ctx: GatewayContext, fresh = false): Promise<string> {
+  async runFor(ctx: GatewayContext, ended: string | null = null): Promise<string> {
     if (ctx.runHeader) return this.namedRun(ctx, ctx.runHeader);
-    if (ctx.session?.runId && !fresh) return ctx.session.runId;
+    if (ctx.session?.runId && ctx.session.runId !== ended) return ctx.session.runId;
     const key = ctx.session
       ? `session:${ctx.session.id}`
       : `day:${ctx.server}:${ctx.client.name}:${new Date().toISOString().slice(0, 10)}`;
-    if (!ctx.session && !fresh) {
-      const [known] = await this.db
-        .select({ runId: mcpRuns.runId })
-        .from(mcpRuns)
-        .where(and(eq(mcpRuns.tokenId, ctx.principal.tokenId), eq(mcpRuns.key, key)))
-        .limit(1);
-      if (known) return known.runId;
+    const conversation = and(eq(mcpRuns.tokenId, ctx.principal.tokenId), eq(mcpRuns.key, key));
+    const [known] = await this.db.select({ runId: mcpRuns.runId }).from(mcpRuns).where(conversation).limit(1);
+    let runId = known && known.runId !== ended ? known.runId : null;
+    if (!runId) {
+      const run = await this.runService.create(
+        { profileId: ctx.profileId, deniedToolStrategy: 'RETURN_DENIED_RESULT' },
+        ctx.principal,
+      );
+      const won = known
+        ? await this.db
+            .update(mcpRuns)
+            .set({ runId: run.id })
+            .where(and(conversation, eq(mcpRuns.runId, known.runId)))
+            .returning({ runId: mcpRuns.runId })
+        : await this.db
+            .insert(mcpRuns)
+            .values({
+              tokenId: ctx.principal.tokenId,
+              key,
+              runId: run.id,
+              clientName: ctx.client.name,
+              clientVersion: ctx.client.version,
+              server: ctx.server || null,
+              sessionId: ctx.session?.id ?? null,
+            })
+            .onConflictDoNothing()
+            .returning({ runId: mcpRuns.runId });
+      if (won.length > 0) runId = run.id;
+      else {
+        await this.runService.complete(run.id, ctx.principal);
+        const [winner] = await this.db.select({ runId: mcpRuns.runId }).from(mcpRuns).where(conversation);
+        runId = winner!.runId;
+      }
     }
-    const run = await this.runs.create(
-      { profileId: ctx.profileId, deniedToolStrategy: 'RETURN_DENIED_RESULT' },
-      ctx.principal,
-    );
-    const values = {
-      tokenId: ctx.principal.tokenId,
-      key,
-      runId: run.id,
-      clientName: ctx.client.name,
-      clientVersion: ctx.client.version,
-      server: ctx.server || null,
-      sessionId: ctx.session?.id ?? null,
-    };
-    await this.db
-      .insert(mcpRuns)
-      .values(values)
-      .onConflictDoUpdate({ target: [mcpRuns.tokenId, mcpRuns.key], set: { runId: run.id } });
-    if (ctx.session) {
-      await this.db.update(mcpSessions).set({ runId: run.id }).where(eq(mcpSessions.id, ctx.session.id));
-      ctx.session = { ...ctx.session, runId: run.id };
+    if (ctx.session && ctx.session.runId !== runId) {
+      await this.db.update(mcpSessions).set({ runId }).where(eq(mcpSessions.id, ctx.session.id));
+      ctx.session = { ...ctx.session, runId };
     }
-    return run.id;
+    return runId;
   }
 
+  /** The run `X-Run-Id` names: one this token created (else NOT_FOUND), recorded for the console once. */
   private async namedRun(ctx: GatewayContext, runId: string): Promise<string> {
-    const run = await this.runs.get(runId, ctx.principal).catch(() => null);
-    if (!run || run.createdByToken !== ctx.principal.tokenId)
-      throw new DomainError('NOT_FOUND', `X-Run-Id: no run ${runId} that this token created`);
-    await this.db
-      .insert(mcpRuns)
-      .values({
-        tokenId: ctx.principal.tokenId,
-        key: `run:${run.id}`,
-        runId: run.id,
-        clientName: ctx.client.name,
-        clientVersion: ctx.client.version,
-        server: ctx.server || null,
-        sessionId: ctx.session?.id ?? null,
-      })
-      .onConflictDoNothing();
-    return run.id;
+    const refused = new DomainError('NOT_FOUND', `X-Run-Id: no run ${runId} that this token created`);
+    if (!UUID.test(runId)) throw refused;
+    const key = `run:${runId}`;
+    const [found] = await this.db
+      .select({ createdByToken: runs.createdByToken, recorded: mcpRuns.key })
+      .from(runs)
+      .leftJoin(mcpRuns, and(eq(mcpRuns.tokenId, ctx.principal.tokenId), eq(mcpRuns.key, key)))
+      .where(eq(runs.id, runId))
+      .limit(1);
+    if (!found || found.createdByToken !== ctx.principal.tokenId) throw refused;
+    if (found.recorded === null)
+      await this.db
+        .insert(mcpRuns)
+        .values({
+          tokenId: ctx.principal.tokenId,
+          key,
+          runId,
+          clientName: ctx.client.name,
+          clientVersion: ctx.client.version,
+          server: ctx.server || null,
+          sessionId: ctx.session?.id ?? null,
+        })
+        .onConflictDoNothing();
+    return runId;
   }
 
   /** What the console shows on a run the gateway made or used. */

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { index, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { runs, toolCalls } from '../../calls/tables.js';
 import { createdAt, tstz } from '../../db/columns.js';
 import { jsonb } from '../../db/jsonb.js';
@@ -47,15 +47,18 @@ export const mcpRuns = pgTable(
 );
 
 /**
- * A call the gateway answered with a pending result (or is holding): an identical call of the same
- * user (same tool, same canonical arguments) attaches to it until its outcome has been delivered
- * once (`deliveredAt`, set by one conditional update, so two retries cannot both deliver it).
+ * The one open call of a user's identical calls (same tool, same canonical arguments), which every
+ * identical call attaches to until its outcome has been delivered once (`deliveredAt`, set by one
+ * conditional update, so two retries cannot both deliver it). The row is taken before the call is
+ * requested (`callId` null until then), and the unique index over the open rows lets one of two
+ * identical first calls take it: the other attaches to its call instead of asking a person again.
  */
 export const mcpPendingCalls = pgTable(
   'mcp_pending_calls',
   {
+    id: uuid('id').primaryKey().defaultRandom(),
     callId: uuid('call_id')
-      .primaryKey()
+      .unique()
       .references(() => toolCalls.id),
     userId: text('user_id').notNull(),
     toolName: text('tool_name').notNull(),
@@ -64,8 +67,8 @@ export const mcpPendingCalls = pgTable(
     deliveredAt: tstz('delivered_at'),
   },
   (t) => [
-    index('mcp_pending_calls_open_idx')
-      .on(t.userId, t.toolName, t.argumentsHash, t.createdAt)
+    uniqueIndex('mcp_pending_calls_open_idx')
+      .on(t.userId, t.toolName, t.argumentsHash)
       .where(sql`${t.deliveredAt} is null`),
   ],
 );

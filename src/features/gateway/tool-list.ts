@@ -1,4 +1,4 @@
-import type { PolicyService } from '../../calls/index.js';
+import type { PolicyService, RegistryService } from '../../calls/index.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import { type Advertised, advertise, advertisedName, decodeAdvertised } from './rules/names.js';
 
@@ -9,6 +9,8 @@ export const AWAIT_TOOL_ADVERTISED = advertisedName(AWAIT_TOOL);
 export interface VisibleTools {
   specs: Map<string, ToolSpec>;
   advertised: Advertised;
+  /** The tools whose calls the policy may make wait for a person. */
+  asking: Set<string>;
 }
 
 /** What a token's user and profile may see: the policy-effective tools that are offered now. */
@@ -18,9 +20,41 @@ export async function visibleTools(
 ): Promise<VisibleTools> {
   const effective = await policy.effectiveTools({ ...context, planNodeId: null });
   const specs = new Map<string, ToolSpec>();
-  for (const tool of effective)
-    if (tool.visible && tool.tool.name !== AWAIT_TOOL) specs.set(tool.tool.name, tool.tool);
-  return { specs, advertised: advertise(specs.keys()) };
+  const asking = new Set<string>();
+  for (const tool of effective) {
+    if (!tool.visible || tool.tool.name === AWAIT_TOOL) continue;
+    specs.set(tool.tool.name, tool.tool);
+    if (tool.approvalRequired) asking.add(tool.tool.name);
+  }
+  return { specs, advertised: advertise(specs.keys()), asking };
+}
+
+/** A tool a host may call, and whether the policy may make its call wait for a person. */
+export interface CalledTool {
+  name: string;
+  mayAsk: boolean;
+}
+
+/**
+ * The one tool `name` if this user and profile may see it now, resolved exactly as `visibleTools`
+ * resolves it but for that tool alone: a call needs its own tool's view, not the whole list (the
+ * other tools' policy, their availability queries and their advertised names' hashes).
+ */
+export async function visibleTool(
+  deps: { policy: PolicyService; registry: RegistryService },
+  context: { userId: string | null; profileId: string | null },
+  name: string,
+): Promise<CalledTool | null> {
+  if (name === AWAIT_TOOL) return null;
+  const spec = await deps.registry.get(name);
+  if (!spec) return null;
+  const availability = await deps.policy.availabilityOf([spec]);
+  const view = await deps.policy.viewFor(
+    spec,
+    { ...context, planNodeId: null },
+    { caller: 'MODEL', availability },
+  );
+  return view.visible ? { name, mayAsk: view.approvalRequired } : null;
 }
 
 /** The registry name a host meant, or null: a tool it may not see is answered as one that does not exist. */

@@ -5,15 +5,16 @@ import {
   SetLevelRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnectionManager } from '../../bridge/mcp/index.js';
-import type { PolicyService } from '../../calls/index.js';
+import type { PolicyService, RegistryService } from '../../calls/index.js';
 import type { GatewayCalls } from './calls.js';
 import { SERVER_INFO, unknownTool } from './mcp-server.js';
 import { progressOf } from './progress.js';
 import type { GatewayContext } from './sessions.js';
-import { AWAIT_TOOL, mcpToolOf, visibleTools } from './tool-list.js';
+import { AWAIT_TOOL, type CalledTool, mcpToolOf, visibleTool, visibleTools } from './tool-list.js';
 
 export interface UpstreamServerDeps {
   policy: PolicyService;
+  registry: RegistryService;
   calls: GatewayCalls;
   connections: McpConnectionManager;
   consoleUrl: (callId: string) => string;
@@ -60,17 +61,35 @@ export function upstreamServer(
     return { tools: [...own].map(([remote, name]) => mcpToolOf(remote, visible.specs.get(name)!)) };
   });
 
+  // The tool of one call: its registry name is usually the upstream's name under the prefix, and
+  // then that one tool is resolved; otherwise (a name the bridge had to change) the whole list.
+  const calledTool = async (called: string): Promise<CalledTool | null> => {
+    const direct = `${prefix}${called}`;
+    if ((connection.remoteName(direct) ?? called) === called) {
+      const tool = await visibleTool(deps, context, direct);
+      if (tool) return tool;
+    }
+    const { visible, own } = await ownTools();
+    const name = own.get(called);
+    return name && name !== AWAIT_TOOL ? { name, mayAsk: visible.asking.has(name) } : null;
+  };
+
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { own } = await ownTools();
-    const name = own.get(request.params.name);
-    if (!name || name === AWAIT_TOOL) throw unknownTool(request.params.name);
-    return deps.calls.call(ctx, name, request.params.arguments ?? {}, {
-      signal: AbortSignal.any([extra.signal, ended]),
-      consoleUrl: deps.consoleUrl,
-      advertised: request.params.name,
-      awaitTool: null,
-      ...progressOf(request.params._meta?.progressToken, extra),
-    });
+    const tool = await calledTool(request.params.name);
+    if (!tool) throw unknownTool(request.params.name);
+    return deps.calls.call(
+      ctx,
+      tool.name,
+      request.params.arguments ?? {},
+      {
+        signal: AbortSignal.any([extra.signal, ended]),
+        consoleUrl: deps.consoleUrl,
+        advertised: request.params.name,
+        awaitTool: null,
+        ...progressOf(request.params._meta?.progressToken, extra),
+      },
+      tool.mayAsk,
+    );
   });
 
   const forward = (request: { method: string; params?: Record<string, unknown> }, signal: AbortSignal) =>
