@@ -16,7 +16,7 @@ import {
   pendingResult,
   unranText,
 } from './rules/results.js';
-import type { GatewayContext, GatewaySessions } from './sessions.js';
+import { type GatewayContext, type GatewaySessions, RunRefused } from './sessions.js';
 
 export interface GatewayCallOptions {
   /** MCP_APPROVAL_HOLD_MS: how long a tools/call is held for a decision before the pending answer. */
@@ -90,10 +90,14 @@ export class GatewayCalls {
       const slot = mayAsk ? await this.slots.take(key, held.signal) : null;
       let callId = slot?.callId ?? null;
       if (!callId) {
-        const requested = await this.request(ctx, name, args).catch(async (error: unknown) => {
+        let requested: ToolCallRow;
+        try {
+          requested = await this.request(ctx, name, args);
+        } catch (error) {
           if (slot) await this.slots.release(slot.id);
+          if (error instanceof RunRefused) return errorText(error.message);
           throw error;
-        });
+        }
         if (FINAL.has(requested.status)) {
           if (slot) await this.slots.release(slot.id);
           return this.outcome(requested, null);

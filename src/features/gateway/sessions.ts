@@ -24,6 +24,13 @@ export interface GatewayContext {
   client: ClientInfo;
 }
 
+/** `X-Run-Id` names no run this token created: the call is answered with an error result saying so. */
+export class RunRefused extends DomainError {
+  constructor(runId: string) {
+    super('NOT_FOUND', `X-Run-Id: no run ${runId} that this token created`);
+  }
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const UNKNOWN_CLIENT: ClientInfo = { name: 'unknown', version: 'unknown' };
@@ -147,7 +154,7 @@ export class GatewaySessions {
 
   /** The run `X-Run-Id` names: one this token created (else NOT_FOUND), recorded for the console once. */
   private async namedRun(ctx: GatewayContext, runId: string): Promise<string> {
-    const refused = new DomainError('NOT_FOUND', `X-Run-Id: no run ${runId} that this token created`);
+    const refused = new RunRefused(runId);
     if (!UUID.test(runId)) throw refused;
     const key = `run:${runId}`;
     const [found] = await this.db

@@ -1,3 +1,4 @@
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
 import { admin, approver, waitFor } from '../../support/lifecycle.js';
@@ -67,6 +68,44 @@ describe('the MCP gateway at /mcp', () => {
     expect(heard.length).toBeGreaterThan(1);
     expect(heard.map((p) => p.progress)).toEqual(heard.map((_, i) => i + 1));
     expect(heard[0]!.message).toBe('waiting for a person to approve the call');
+  });
+
+  test('a host that declares URL elicitation is offered the call’s console page while the call waits', async ({
+    services,
+    tokens,
+    mcpUrl,
+  }) => {
+    await echoAsks(services);
+    const client = await gatewayClient(mcpUrl, tokens.AGENT, undefined, { elicitation: { url: {} } });
+    const offers: unknown[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      offers.push(request.params);
+      return { action: 'accept' };
+    });
+    const answer = client.callTool({ name: 'test__echo', arguments: { text: 'offered' } });
+    const call = await pendingCallOf(services);
+    await waitFor(async () => offers.length > 0);
+    await services.calls.approve(call.id, {}, approver);
+    expect((await answer).content).toEqual([{ type: 'text', text: 'offered' }]);
+    expect(offers).toEqual([
+      {
+        mode: 'url',
+        elicitationId: call.id,
+        url: `${new URL(mcpUrl).origin}/console/#/calls/${call.id}`,
+        message: 'A tool call is waiting for your approval. Open the console to decide it.',
+      },
+    ]);
+  });
+
+  test('a host that does not declare URL elicitation is sent no elicitation', async ({ host: client }) => {
+    const offers: unknown[] = [];
+    client.fallbackRequestHandler = async (request) => {
+      offers.push(request);
+      return {};
+    };
+    const pending = await client.callTool({ name: 'test__echo', arguments: { text: 'quiet' } });
+    expect(pending.isError).toBe(true);
+    expect(offers).toEqual([]);
   });
 
   test('denied with feedback: an error result carrying it', async ({ services, host: client }) => {
