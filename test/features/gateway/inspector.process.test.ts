@@ -8,7 +8,8 @@ import { graphqlOver, type ServerProcess, startServer } from '../../support/serv
 /**
  * The MCP gateway (/mcp) as the MCP inspector's CLI sees it: a server process with the test tools,
  * an AGENT token for user u1 on profile p1, and policy that allows test.*, asks a person for
- * test.dangerous and test.big and denies test.fail_system. Each test is one behaviour through `inspect`.
+ * test.dangerous and test.big (and for test.typed, whose approval expires after 300 ms) and denies
+ * test.fail_system. Calls are held 4 s. Each test is one behaviour through `inspect`.
  */
 const ADMIN = 'inspector-admin-token-0123456789';
 const APPROVAL = 'agent-tool-system/approval';
@@ -24,15 +25,30 @@ const gql = async (query: string, variables?: Record<string, unknown>) => {
 };
 const asAgent = (request: Omit<Parameters<typeof inspect>[1], 'token'>) =>
   inspect(mcpUrl, { token: agentToken, ...request });
+/** The id of the call of `name` with these arguments once it waits for a person (while the inspector is held). */
+const awaiting = async (name: string, args: Record<string, unknown>) => {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const { pendingApprovals } = await gql(
+      '{ pendingApprovals(first: 50) { edges { node { id name arguments } } } }',
+    );
+    const found = (
+      pendingApprovals.edges as { node: { id: string; name: string; arguments: unknown } }[]
+    ).find((e) => e.node.name === name && JSON.stringify(e.node.arguments) === JSON.stringify(args));
+    if (found) return found.node.id;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`${name} never waited for a person`);
+};
 const approval = (run: InspectorRun) =>
   (run.json as { _meta?: Record<string, Record<string, unknown>> })._meta?.[APPROVAL];
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'ats-inspector-'));
-  server = await startServer({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, MCP_APPROVAL_HOLD_MS: '1000' }, [
-    'node_modules/.bin/tsx',
-    'test/support/test-server.ts',
-  ]);
+  server = await startServer(
+    { DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, MCP_APPROVAL_HOLD_MS: '4000', TOKEN_CHECK_INTERVAL_MS: '200' },
+    ['node_modules/.bin/tsx', 'test/support/test-server.ts'],
+  );
   mcpUrl = `${server.origin}/mcp`;
   agentToken = (
     await gql(
@@ -44,6 +60,7 @@ beforeAll(async () => {
     '{ layer: PROFILE, scopeId: "p1", toolPattern: "test.fail_system", effect: DENY, reason: "hidden from agents" }',
     '{ layer: USER, scopeId: "u1", toolPattern: "test.dangerous", effect: ASK }',
     '{ layer: USER, scopeId: "u1", toolPattern: "test.big", effect: ASK }',
+    '{ layer: USER, scopeId: "u1", toolPattern: "test.typed", effect: ASK, budget: { approvalTimeoutMs: 300 } }',
   ])
     await gql(`mutation { setPolicyRule(input: ${rule}) { id } }`);
 });
@@ -102,5 +119,69 @@ describe('the MCP gateway through the MCP inspector CLI', () => {
     const outcome = await asAgent({ method: 'tools/call', toolName: 'test__big', toolArgs: { chars: 3 } });
     expect(outcome.json).toMatchObject({ content: [{ type: 'text', text: 'xxx' }] });
     expect(approval(outcome)).toBeUndefined();
+  });
+
+  it('holds a call that needs a person and, approved within the hold, answers the real result', async () => {
+    const held = asAgent({ method: 'tools/call', toolName: 'test__big', toolArgs: { chars: 5 } });
+    const id = await awaiting('test.big', { chars: 5 });
+    await gql('mutation($id: ID!) { approveToolCall(id: $id) { id } }', { id });
+    const run = await held;
+    expect(run.code).toBe(0);
+    expect(run.json).toEqual({ content: [{ type: 'text', text: 'xxxxx' }] });
+  });
+
+  it('denied with feedback: an error result carrying the feedback', async () => {
+    const held = asAgent({ method: 'tools/call', toolName: 'test__big', toolArgs: { chars: 7 } });
+    const id = await awaiting('test.big', { chars: 7 });
+    await gql('mutation($id: ID!) { denyToolCall(id: $id, feedback: "Use fewer characters.") { id } }', {
+      id,
+    });
+    const run = await held;
+    expect(run.code).toBe(0);
+    expect(run.json).toMatchObject({ isError: true });
+    const text = JSON.stringify((run.json as { content: unknown }).content);
+    expect(text).toContain('A person denied this call.');
+    expect(text).toContain('Use fewer characters.');
+  });
+
+  it('approved with edits: the edited arguments ran and the result says so', async () => {
+    const held = asAgent({ method: 'tools/call', toolName: 'test__big', toolArgs: { chars: 2 } });
+    const id = await awaiting('test.big', { chars: 2 });
+    await gql('mutation($id: ID!) { approveToolCall(id: $id, editedArguments: { chars: 4 }) { id } }', {
+      id,
+    });
+    const run = await held;
+    expect(run.code).toBe(0);
+    const content = (run.json as { content: { type: string; text: string }[] }).content;
+    expect(content[0]!.text).toMatch(
+      /edited this call's arguments before approving it; it ran with \{"chars":4\}/,
+    );
+    expect(content.at(-1)).toEqual({ type: 'text', text: 'xxxx' });
+  });
+
+  it('expired: an error result that says nobody decided, not a denial', async () => {
+    const run = await asAgent({ method: 'tools/call', toolName: 'test__typed' });
+    expect(run.code).toBe(0);
+    expect(run.json).toMatchObject({ isError: true });
+    const text = JSON.stringify((run.json as { content: unknown }).content);
+    expect(text).toContain('Nobody decided');
+    expect(text).not.toContain('denied');
+  });
+
+  it('a token revoked while its call is held: the request ends with an error saying so', async () => {
+    const { createApiToken } = await gql(
+      'mutation { createApiToken(input: { role: AGENT, name: "revoked", userId: "u1", profiles: ["p1"] }) { token apiToken { id } } }',
+    );
+    const held = inspect(mcpUrl, {
+      token: createApiToken.token,
+      method: 'tools/call',
+      toolName: 'test__big',
+      toolArgs: { chars: 11 },
+    });
+    await awaiting('test.big', { chars: 11 });
+    await gql('mutation($id: ID!) { revokeApiToken(id: $id) }', { id: createApiToken.apiToken.id });
+    const run = await held;
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('revoked');
   });
 });
