@@ -7,6 +7,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPostgresUrl, withDatabase } from '../../support/env.js';
 import { within } from '../../support/failover.js';
+import { inspect } from '../../support/inspector.js';
 import { freshDatabase } from '../../support/process-database.js';
 import { graphqlOver, type ServerProcess, startServer } from '../../support/server-process.js';
 
@@ -55,6 +56,14 @@ const awaiting = () =>
   within('a call awaiting approval', 30_000, async () => {
     const rows = await db`select id from tool_calls where status = 'AWAITING_APPROVAL'`;
     return rows.length === 1 ? (rows[0]!.id as string) : null;
+  });
+/** The same call through the MCP inspector's CLI, a client of its own (one process per request). */
+const inspectCall = (server: ServerProcess, args: Record<string, string>) =>
+  inspect(`${server.origin}/mcp`, {
+    token: agentToken,
+    method: 'tools/call',
+    toolName: 'test__side_effect',
+    toolArgs: args,
   });
 const linesOf = (marker: string) =>
   readFileSync(file, 'utf8')
@@ -118,5 +127,34 @@ describe('the MCP gateway across processes', () => {
     const outcome = await (await mcp(a)).callTool({ name: 'test__side_effect', arguments: args });
     expect(outcome.content).toEqual([{ type: 'text', text: 'written' }]);
     expect(linesOf('survives-kill')).toBe(1);
+  });
+
+  it('through the inspector CLI: pending on A, approved, an identical retry on B gets the outcome', async ({
+    skip,
+  }) => {
+    if (postgresDown) skip(postgresDown);
+    const args = { file, marker: 'inspector-retry-on-b' };
+    const pending = await inspectCall(a, args);
+    const { callId } = (pending.json as { _meta: Record<string, { callId: string }> })._meta[APPROVAL]!;
+    expect((await approve(b, callId)).errors).toBeUndefined();
+    const outcome = await inspectCall(b, args);
+    expect(outcome.json).toEqual({ content: [{ type: 'text', text: 'written' }] });
+    expect(linesOf('inspector-retry-on-b')).toBe(1);
+  });
+
+  it('through the inspector CLI: kill -9 of the process holding the call, the retry after its restart gets the outcome once', async ({
+    skip,
+  }) => {
+    if (postgresDown) skip(postgresDown);
+    const args = { file, marker: 'inspector-survives-kill' };
+    const held = inspectCall(a, args);
+    const callId = await awaiting();
+    await a.kill();
+    await held;
+    expect((await approve(b, callId)).errors).toBeUndefined();
+    a = await start();
+    const outcome = await inspectCall(a, args);
+    expect(outcome.json).toEqual({ content: [{ type: 'text', text: 'written' }] });
+    expect(linesOf('inspector-survives-kill')).toBe(1);
   });
 });
