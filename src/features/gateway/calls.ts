@@ -45,6 +45,16 @@ export interface Held {
   advertised: string;
   /** The await tool's advertised name where it is offered (not on /mcp/<server>). */
   awaitTool: string | null;
+  /** On /mcp/<server>: ties this request to the call it makes, so the upstream's messages during the call reach it. */
+  relay?: CallRelay;
+}
+
+/** How a host request is tied to the call it makes while the request is open on this process. */
+export interface CallRelay {
+  /** Runs the call's request (which may execute it at once, here) tied to this host request. */
+  during<T>(tool: string, work: () => Promise<T>): Promise<T>;
+  /** Ties a call waiting for a person to this host request while it holds it; returns the untie. */
+  attach(callId: string): () => void;
 }
 
 const FINAL = new Set(['COMPLETED', 'FAILED', 'DENIED', 'EXPIRED', 'CANCELLED']);
@@ -78,7 +88,8 @@ export class GatewayCalls {
     for (let round = 0; round < 3; round++) {
       let callId = await this.openPending(userId, name, argumentsHash);
       if (!callId) {
-        const requested = await this.request(ctx, name, args);
+        const request = () => this.request(ctx, name, args);
+        const requested = await (held.relay ? held.relay.during(name, request) : request());
         if (FINAL.has(requested.status)) return this.outcome(requested, null);
         callId = requested.id;
         await this.db.insert(mcpPendingCalls).values({ callId, userId, toolName: name, argumentsHash });
@@ -143,6 +154,7 @@ export class GatewayCalls {
     anyDelivery = false,
   ): Promise<McpToolResult | 'DELIVERED_ELSEWHERE'> {
     let waitingSaid = false;
+    const detach = held.relay?.attach(callId);
     const final = await holdForOutcome(this.bus, this.calls, callId, {
       ms,
       signal: held.signal,
@@ -154,7 +166,7 @@ export class GatewayCalls {
           held.waiting(callId, held.consoleUrl(callId));
         }
       },
-    });
+    }).finally(() => detach?.());
     if (held.signal.aborted)
       throw new DomainError('UNAUTHENTICATED', String(held.signal.reason ?? 'aborted'));
     if (!final) {
