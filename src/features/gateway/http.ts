@@ -193,12 +193,6 @@ export class GatewayHttp {
       if (messages.length === 0 || messages.some((m) => !JSONRPCMessageSchema.safeParse(m).success))
         return jsonRpcError(res, 400, -32600, 'Invalid Request: not a JSON-RPC 2.0 message');
       initialize = messages.some((m) => isInitializeRequest(m));
-      // A host's answers to what the upstream asked it through a held request of this process.
-      if (messages.every((m) => isJSONRPCResultResponse(m) || isJSONRPCErrorResponse(m))) {
-        for (const m of messages) this.answers.answer(m);
-        res.writeHead(202).end();
-        return;
-      }
     }
 
     const profile = this.profileOf(req, principal);
@@ -240,6 +234,17 @@ export class GatewayHttp {
         -32000,
         'Bad Request: a GET stream needs the Mcp-Session-Id of an initialized session',
       );
+    }
+
+    // A host's answers to what an upstream asked it through a request this process holds.
+    const messages = Array.isArray(body) ? body : [body];
+    if (
+      req.method === 'POST' &&
+      messages.every((m) => isJSONRPCResultResponse(m) || isJSONRPCErrorResponse(m))
+    ) {
+      for (const m of messages) this.answers.answer(m);
+      res.writeHead(202).end();
+      return;
     }
 
     // The request's life: the host going away, or its token being revoked, ends what it holds.
