@@ -14,7 +14,7 @@ import type { Logger } from '../../core/logger.js';
 import { cutAt } from '../../core/unicode.js';
 import type { Invalidations } from '../../journal/invalidations.js';
 import { type SyncChanges, syncServerTools } from './registry-sync.js';
-import { answerWithoutHost, type HostRelay } from './relay.js';
+import { answerWithoutHost, type HostRelay, responsesAfterNotifications } from './relay.js';
 import { RelaySession, RelaySessions } from './relay-sessions.js';
 import type { ConnectionState, McpServerConfig } from './rules/mcp-server.js';
 import { mapRemoteTool } from './tool-mapping.js';
@@ -163,7 +163,9 @@ export class McpConnection {
       if (generation === this.generation) void this.refresh();
     });
     try {
-      await client.connect(this.transport(), { timeout: this.options.connectTimeoutMs });
+      const transport = this.transport();
+      await client.connect(transport, { timeout: this.options.connectTimeoutMs });
+      responsesAfterNotifications(transport);
       if (this.closed || generation !== this.generation) {
         await client.close().catch(() => {});
         return;

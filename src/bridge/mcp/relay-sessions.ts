@@ -4,7 +4,12 @@ import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.j
 import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import type { Logger } from '../../core/logger.js';
-import { answerWithoutHost, type HostRelay, type RelayedMessage } from './relay.js';
+import {
+  answerWithoutHost,
+  type HostRelay,
+  type RelayedMessage,
+  responsesAfterNotifications,
+} from './relay.js';
 
 /** How long an idle upstream session waits for its host session's next call before it is ended. */
 const IDLE_MS = 60_000;
@@ -57,6 +62,7 @@ export class RelaySession {
       else await dropped(notification);
     };
     await client.connect(transport, { timeout: options.timeoutMs });
+    responsesAfterNotifications(transport);
     return session;
   }
 

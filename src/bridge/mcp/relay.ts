@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../core/logger.js';
 
@@ -107,5 +108,20 @@ export function answerWithoutHost(client: Client, server: string, logger: Logger
       { server, method: notification.method },
       'MCP server notification with no host attached: dropped',
     );
+  };
+}
+
+/**
+ * The SDK handles a notification a microtask after it arrives but a response at once, so a
+ * progress notification that arrives in one chunk with its request's response (a stdio server that
+ * reports and answers at once) would find its request already gone and be lost. Responses are
+ * handed on one microtask later, after the notifications that came before them.
+ */
+export function responsesAfterNotifications(transport: Transport): void {
+  const deliver = transport.onmessage;
+  if (!deliver) return;
+  transport.onmessage = (message, extra) => {
+    if ('method' in message) deliver(message, extra);
+    else queueMicrotask(() => deliver(message, extra));
   };
 }

@@ -9,7 +9,7 @@ import {
 import { describe, expect } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
 import { admin, approver, waitFor } from '../../support/lifecycle.js';
-import { addServer, allowMcp, waitForState } from '../../support/mcp.js';
+import { addServer, allowMcp, stdioTestServer, waitForState } from '../../support/mcp.js';
 import { gatewayClient, gatewayTest } from '../../support/mcp-gateway.js';
 import { startRelayMcpHttp } from '../../support/mcp-relay-server.js';
 
@@ -81,7 +81,6 @@ describe('the relay of /mcp/<server>: the upstream’s messages during a call re
       },
     }));
     const result = await upHost.callTool({ name: 'sample', arguments: {} });
-    console.log('DBG', textOf(result));
     expect(JSON.parse(textOf(result))).toEqual({
       role: 'assistant',
       model: 'host-model',
@@ -164,5 +163,27 @@ describe('the relay of /mcp/<server>: the upstream’s messages during a call re
     expect(answered.error.message).toMatch(
       /^MCP error -32601: No MCP host is attached to this call, so roots\/list cannot reach one/,
     );
+  });
+});
+
+describe('the relay of a stdio upstream (one shared child process)', () => {
+  gatewayTest('progress reaches the host under its own token', async ({ services, mcpUrl, tokens }) => {
+    await addServer(services, stdioTestServer('t'));
+    await waitForState(services, 't', 'CONNECTED');
+    await services.registry.update('mcp.t.progress', { permission: 'ALWAYS_ALLOW' });
+    await allowMcp(services, 'mcp.t.*');
+    const host = await gatewayClient(`${mcpUrl}/t`, tokens.AGENT);
+    const heard: unknown[] = [];
+    const result = await host.request(
+      { method: 'tools/call', params: { name: 'progress', arguments: { steps: 3, intervalMs: 1 } } },
+      CallToolResultSchema,
+      { onprogress: (p) => heard.push(p) },
+    );
+    expect(textOf(result)).toBe('done in 3 steps');
+    expect(heard).toEqual([
+      { progress: 1, total: 3 },
+      { progress: 2, total: 3 },
+      { progress: 3, total: 3 },
+    ]);
   });
 });
