@@ -144,6 +144,43 @@ describe('the relay of /mcp/<server>: the upstream’s messages during a call re
     expect(JSON.parse(textOf(await answer))).toEqual({ roots: [{ uri: 'file:///held' }] });
   });
 
+  test('a held call hears the waiting progress, then the upstream’s, each value above the last', async ({
+    services,
+    upHost,
+  }) => {
+    await asks(services, 'mcp.up.progress');
+    const heard: { progress: number; message?: string }[] = [];
+    let firstHeard: () => void = () => {};
+    const waited = new Promise<void>((resolve) => {
+      firstHeard = resolve;
+    });
+    const answer = upHost.request(
+      { method: 'tools/call', params: { name: 'progress', arguments: {} } },
+      CallToolResultSchema,
+      {
+        onprogress: (p) => {
+          heard.push({ progress: p.progress, message: p.message });
+          firstHeard();
+        },
+      },
+    );
+    await waited;
+    const call = await waitFor(async () => {
+      const page = await services.calls.page({ status: 'AWAITING_APPROVAL', limit: 10, inverted: false });
+      return page[0] ?? null;
+    });
+    await services.calls.approve(call.id, {}, approver);
+    expect(textOf(await answer)).toBe('done');
+    const waiting = heard.filter((p) => p.message === 'waiting for a person to approve the call');
+    // The upstream's 0 is not above the waiting ones, so it is left out.
+    expect(heard).toEqual([
+      ...waiting,
+      { progress: 50, message: 'at 50' },
+      { progress: 100, message: 'at 100' },
+    ]);
+    expect(waiting.map((p) => p.progress)).toEqual(waiting.map((_, i) => i + 1));
+  });
+
   test('a call that runs with no host request attached: the server’s request gets the documented error', async ({
     services,
     upHost,
