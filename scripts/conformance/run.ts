@@ -18,7 +18,6 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startAuthProxy } from './auth-proxy.js';
-import { knownGaps } from './known-gaps.js';
 import { type Child, freePort, startChild, waitFor } from './processes.js';
 import { registerUpstream } from './setup.js';
 import { notPassing, passed, regressions, runSuite, type SuiteRun } from './suite.js';
@@ -129,30 +128,13 @@ function report(direct: SuiteRun, through: SuiteRun, gateway: SuiteRun[]): numbe
   for (const run of [direct, through, ...gateway]) console.log(line(run));
   for (const run of [direct, through, ...gateway])
     if (run.failure) problems.push(`${run.label}: ${run.failure}`);
-  const known: string[] = [];
-  for (const lost of regressions(direct.results, through)) {
-    const check = lost.slice(0, lost.indexOf(':'));
-    if (knownGaps[check]) known.push(`${lost} — known gap: ${knownGaps[check]}`);
-    else problems.push(`gateway /mcp/${UPSTREAM} fails what the reference server passes: ${lost}`);
-  }
-  for (const check of Object.keys(knownGaps)) {
-    const [scenario, id] = check.split('/') as [string, string];
-    if (through.results.get(scenario)?.get(id) === 'SUCCESS')
-      problems.push(
-        `${check} passes through the gateway now: remove it from scripts/conformance/known-gaps.ts`,
-      );
-  }
-  if (known.length > 0) {
-    console.log(
-      `\n${known.length} known gap(s) of /mcp/${UPSTREAM} (issue 27, scripts/conformance/known-gaps.ts):`,
-    );
-    for (const line of known) console.log(`  - ${line}`);
-  }
+  for (const lost of regressions(direct.results, through))
+    problems.push(`gateway /mcp/${UPSTREAM} fails what the reference server passes: ${lost}`);
   for (const [i, run] of gateway.entries())
     for (const miss of notPassing(run, [GATEWAY_SCENARIOS[i]!])) problems.push(`gateway /mcp: ${miss}`);
   if (problems.length === 0) {
     console.log(
-      '\nconformance: the gateway passes every check the reference server passes but the known gaps, and /mcp the protocol scenarios',
+      '\nconformance: the gateway passes every check the reference server passes, and /mcp the protocol scenarios',
     );
     return 0;
   }

@@ -14,6 +14,8 @@ import type { Logger } from '../../core/logger.js';
 import { cutAt } from '../../core/unicode.js';
 import type { Invalidations } from '../../journal/invalidations.js';
 import { type SyncChanges, syncServerTools } from './registry-sync.js';
+import { answerWithoutHost, type HostRelay, responsesAfterNotifications } from './relay.js';
+import { RelaySession, RelaySessions } from './relay-sessions.js';
 import type { ConnectionState, McpServerConfig } from './rules/mcp-server.js';
 import { mapRemoteTool } from './tool-mapping.js';
 
@@ -106,6 +108,8 @@ export class McpConnection {
   /** What the latest listing changed in the registry (null before the first). */
   lastChanges: SyncChanges | null = null;
   readonly status: McpServerStatus = idleStatus('CONNECTING');
+  /** Upstream sessions of their own for calls relayed to a host (Streamable HTTP servers only). */
+  private readonly relaySessions: RelaySessions | null;
 
   private readonly changes: Invalidations;
   private readonly logger: Logger;
@@ -123,6 +127,16 @@ export class McpConnection {
     this.options = options;
     this.retry = retry;
     this.presence = presence;
+    this.relaySessions =
+      config.transport === 'STREAMABLE_HTTP'
+        ? new RelaySessions((relay) =>
+            RelaySession.open(new URL(config.url!), config.headers, relay, {
+              server: config.name,
+              logger,
+              timeoutMs: options.connectTimeoutMs,
+            }),
+          )
+        : null;
   }
 
   get connected(): boolean {
@@ -143,11 +157,15 @@ export class McpConnection {
     client.onclose = () => this.lost(generation);
     client.onerror = (error) =>
       this.logger.debug({ err: error, server: this.config.name }, 'MCP transport error');
+    // The shared connection's messages belong to no host request (the relay uses sessions of its own).
+    answerWithoutHost(client, this.config.name, this.logger);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (generation === this.generation) void this.refresh();
     });
     try {
-      await client.connect(this.transport(), { timeout: this.options.connectTimeoutMs });
+      const transport = this.transport();
+      await client.connect(transport, { timeout: this.options.connectTimeoutMs });
+      responsesAfterNotifications(transport);
       if (this.closed || generation !== this.generation) {
         await client.close().catch(() => {});
         return;
@@ -217,6 +235,17 @@ export class McpConnection {
   }
 
   /**
+   * An upstream session of its own for one call relayed to `relay`'s host, so that the server's
+   * requests and log messages during the call are told apart from other calls'. Null for a stdio
+   * server: it is one process whose state its tools may share, and a second child per host would
+   * split that state; its calls run on the shared connection (progress is still relayed, by token).
+   */
+  relaySession(relay: HostRelay) {
+    if (!this.relaySessions || !this.connected) return null;
+    return this.relaySessions.take(relay);
+  }
+
+  /**
    * What the server declared at initialize (null while not connected): the MCP gateway's
    * `/mcp/<server>` offers the same.
    */
@@ -258,6 +287,7 @@ export class McpConnection {
     this.client = null;
     this.status.state = finalState;
     const gone = this.presence?.(false);
+    await this.relaySessions?.close();
     await client?.close().catch(() => {});
     await gone;
   }

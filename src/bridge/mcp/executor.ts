@@ -70,17 +70,38 @@ export class McpExecutor implements ToolExecutor {
         `The MCP server ${server} does not offer ${name} any more. Continue without it.`,
       );
     }
+    const relay = this.manager.relays.of(invocation.callId, name);
+    let taken: Awaited<ReturnType<McpConnection['relaySession']>> = null;
+    try {
+      taken = relay ? await connection.relaySession(relay) : null;
+    } catch (error) {
+      throw new RecoverableToolError(
+        'mcp_connection_lost',
+        `Could not open a session to the MCP server ${server} for ${name}, so it did not run: ${(error as Error).message}. Try again later or continue without it.`,
+      );
+    }
     const remaining = invocation.deadline ? Math.max(1, invocation.deadline.getTime() - Date.now()) : null;
     let result: Awaited<ReturnType<McpConnection['callTool']>>;
+    let reuse = false;
     try {
-      result = await connection.callTool(remote, invocation.arguments, {
+      result = await (taken?.session ?? connection).callTool(remote, invocation.arguments, {
         signal: invocation.signal,
         ...(remaining !== null ? { timeout: remaining + SDK_TIMEOUT_GRACE_MS } : {}),
         resetTimeoutOnProgress: true,
-        onprogress: () => invocation.progress?.(),
+        onprogress: ({ progress, total, message }) => {
+          invocation.progress?.();
+          relay?.progress({
+            progress,
+            ...(total !== undefined ? { total } : {}),
+            ...(message ? { message } : {}),
+          });
+        },
       });
+      reuse = true;
     } catch (error) {
-      throw failure(error, invocation, server, connection);
+      throw failure(error, { invocation, server, connection, relayed: taken !== null });
+    } finally {
+      taken?.release(reuse);
     }
     if (invocation.spec.outputSchema && result.structuredContent === undefined && !result.isError) {
       throw new RecoverableToolError(
@@ -100,7 +121,15 @@ function notConnected(server: string, name: string, connection: McpConnection | 
   );
 }
 
-function failure(error: unknown, invocation: Invocation, server: string, connection: McpConnection): unknown {
+function failure(
+  error: unknown,
+  {
+    invocation,
+    server,
+    connection,
+    relayed,
+  }: { invocation: Invocation; server: string; connection: McpConnection; relayed: boolean },
+): unknown {
   const name = invocation.spec.name;
   // Cancelled or timed out by the dispatcher, which words those results itself.
   if (invocation.signal.aborted) return error;
@@ -131,7 +160,8 @@ function failure(error: unknown, invocation: Invocation, server: string, connect
       `The MCP server ${server} answered the call to ${name} with a malformed result.`,
     );
   }
-  connection.reportBroken(error);
+  // A relay session that broke is ended with the call; the shared connection is not at fault.
+  if (!relayed) connection.reportBroken(error);
   return new RecoverableToolError(
     'mcp_connection_lost',
     `The connection to the MCP server ${server} failed during the call to ${name} (${(error as Error).message ?? String(error)}); it may have partly run. Try again later or continue without it.`,

@@ -3,4 +3,5 @@ export { mcpCommands } from './cli.js';
 export { type ConnectionOptions, defaultConnectionOptions } from './connection.js';
 export { McpExecutor } from './executor.js';
 export { McpConnectionManager } from './manager.js';
+export { type HostRelay, jsonRpcError, type RelayedMessage, type RelayedProgress } from './relay.js';
 export { McpServerService } from './service.js';

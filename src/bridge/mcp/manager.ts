@@ -15,6 +15,7 @@ import {
   type McpServerStatus,
 } from './connection.js';
 import type { SyncChanges } from './registry-sync.js';
+import { McpRelays } from './relay.js';
 import type { McpServerConfig } from './rules/mcp-server.js';
 import { mcpConnections, mcpServers } from './tables.js';
 
@@ -49,6 +50,8 @@ const connectionKey = (c: McpServerConfig) =>
  * their own connection to each server.
  */
 export class McpConnectionManager {
+  /** Which host request of the MCP gateway each upstream call of this process relays to. */
+  readonly relays = new McpRelays();
   private readonly connections = new Map<string, McpConnection>();
   /** Reconciliations of one server run one after another. */
   private readonly queues = new Map<string, Promise<void>>();

@@ -44,6 +44,16 @@ export interface Held {
   advertised: string;
   /** The await tool's advertised name where it is offered (not on /mcp/<server>). */
   awaitTool: string | null;
+  /** On /mcp/<server>: ties this request to the call it makes, so the upstream's messages during the call reach it. */
+  relay?: CallRelay;
+}
+
+/** How a host request is tied to the call it makes while the request is open on this process. */
+export interface CallRelay {
+  /** Runs the call's request (which may execute it at once, here) tied to this host request. */
+  during<T>(tool: string, work: () => Promise<T>): Promise<T>;
+  /** Ties a call waiting for a person to this host request while it holds it; returns the untie. */
+  attach(callId: string): () => void;
 }
 
 /** How long taking a slot and requesting its call may take before another request frees the slot. */
@@ -92,7 +102,8 @@ export class GatewayCalls {
       if (!callId) {
         let requested: ToolCallRow;
         try {
-          requested = await this.request(ctx, name, args);
+          const request = () => this.request(ctx, name, args);
+          requested = await (held.relay ? held.relay.during(name, request) : request());
         } catch (error) {
           if (slot) await this.slots.release(slot.id);
           if (error instanceof RunRefused) return errorText(error.message);
@@ -144,6 +155,7 @@ export class GatewayCalls {
     anyDelivery = false,
   ): Promise<McpToolResult | 'DELIVERED_ELSEWHERE'> {
     let waitingSaid = false;
+    const detach = held.relay?.attach(callId);
     const final = await holdForOutcome(this.bus, this.calls, callId, {
       ms,
       signal: held.signal,
@@ -155,7 +167,7 @@ export class GatewayCalls {
           held.waiting(callId, held.consoleUrl(callId));
         }
       },
-    });
+    }).finally(() => detach?.());
     if (held.signal.aborted)
       throw new DomainError('UNAUTHENTICATED', String(held.signal.reason ?? 'aborted'));
     if (!final) {

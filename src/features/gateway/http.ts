@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   isInitializeRequest,
+  isJSONRPCErrorResponse,
+  isJSONRPCResultResponse,
   JSONRPCMessageSchema,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -10,6 +12,7 @@ import type { Principal } from '../../core/auth.js';
 import type { Logger } from '../../core/logger.js';
 import { patternMatches } from '../../core/policy-pattern.js';
 import type { TokenService, TokenWatch } from '../tokens/index.js';
+import { HostAnswers } from './host-answers.js';
 import type { ListChanged } from './list-changed.js';
 import { gatewayServer } from './mcp-server.js';
 import { checkOrigin } from './rules/origin.js';
@@ -23,7 +26,7 @@ export interface GatewayHttpOptions {
   publicUrl: string | undefined;
 }
 
-export interface GatewayHttpDeps extends Omit<UpstreamServerDeps, 'consoleUrl'> {
+export interface GatewayHttpDeps extends Omit<UpstreamServerDeps, 'consoleUrl' | 'answers'> {
   tokens: TokenService;
   tokenWatch: TokenWatch;
   sessions: GatewaySessions;
@@ -63,6 +66,8 @@ async function readBody(req: IncomingMessage, max: number): Promise<string | nul
  * later request needs (the session, its run) is in Postgres, so any process answers any request.
  */
 export class GatewayHttp {
+  private readonly answers = new HostAnswers();
+
   constructor(
     private readonly deps: GatewayHttpDeps,
     private readonly options: GatewayHttpOptions,
@@ -231,10 +236,25 @@ export class GatewayHttp {
       );
     }
 
+    // A host's answers to what an upstream asked it through a request this process holds.
+    const messages = Array.isArray(body) ? body : [body];
+    if (
+      req.method === 'POST' &&
+      messages.every((m) => isJSONRPCResultResponse(m) || isJSONRPCErrorResponse(m))
+    ) {
+      for (const m of messages) this.answers.answer(m);
+      res.writeHead(202).end();
+      return;
+    }
+
     // The request's life: the host going away, or its token being revoked, ends what it holds.
     const ended = new AbortController();
     const release = this.deps.tokenWatch.hold(principal, (reason) => ended.abort(reason));
-    const deps = { ...this.deps, consoleUrl: (id: string) => `${base}/console/#/calls/${id}` };
+    const deps = {
+      ...this.deps,
+      answers: this.answers,
+      consoleUrl: (id: string) => `${base}/console/#/calls/${id}`,
+    };
     const mcp =
       server === '' ? gatewayServer(deps, ctx, ended.signal) : upstreamServer(deps, ctx, ended.signal);
     if (!mcp) {

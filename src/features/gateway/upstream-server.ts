@@ -1,14 +1,18 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
+  type ServerNotification,
+  type ServerRequest,
   SetLevelRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { McpConnectionManager } from '../../bridge/mcp/index.js';
+import type { HostRelay, McpConnectionManager } from '../../bridge/mcp/index.js';
 import type { PolicyService, RegistryService } from '../../calls/index.js';
-import type { GatewayCalls } from './calls.js';
+import type { CallRelay, GatewayCalls } from './calls.js';
+import type { HostAnswers } from './host-answers.js';
 import { SERVER_INFO, unknownTool } from './mcp-server.js';
-import { progressOf } from './progress.js';
+import { HostProgress } from './progress.js';
 import type { GatewayContext } from './sessions.js';
 import { AWAIT_TOOL, type CalledTool, mcpToolOf, visibleTool, visibleTools } from './tool-list.js';
 
@@ -18,6 +22,38 @@ export interface UpstreamServerDeps {
   calls: GatewayCalls;
   connections: McpConnectionManager;
   consoleUrl: (callId: string) => string;
+  answers: HostAnswers;
+}
+
+/**
+ * Ties one host tools/call to the upstream call it makes: the upstream's requests to the client
+ * are sent to the host on this request's stream and its answers (or JSON-RPC errors) go back, its
+ * log messages are sent on, and its progress goes out under the host's progressToken.
+ */
+function relayFor(
+  { deps, ctx, server }: { deps: UpstreamServerDeps; ctx: GatewayContext; server: Server },
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+  progressToken: string | number | undefined,
+): { relay: CallRelay; progress?: (message: string) => void } {
+  const connections = deps.connections;
+  const progress = progressToken === undefined ? null : new HostProgress(progressToken, extra);
+  const host: HostRelay = {
+    capabilities: ctx.session?.clientCapabilities ?? {},
+    hostSession: ctx.session?.id ?? null,
+    // No timeout of ours: the answer may wait for a person (an elicitation form); the call's own
+    // deadline ends the upstream's tools/call, and the upstream then cancels what it asked.
+    request: (request, signal) =>
+      deps.answers.ask(server.transport!, extra.requestId, request, AbortSignal.any([signal, extra.signal])),
+    notify: (notification) => extra.sendNotification(notification as ServerNotification),
+    progress: (reported) => progress?.relay(reported),
+  };
+  return {
+    relay: {
+      during: (tool, work) => connections.relays.during(host, tool, work),
+      attach: (callId) => connections.relays.attach(callId, host),
+    },
+    ...(progress ? { progress: (message: string) => progress.waiting(message) } : {}),
+  };
 }
 
 /** The registry names of one upstream's tools: `mcp.<server>.<its own name>` (see bridge/mcp/tool-mapping.ts). */
@@ -25,7 +61,8 @@ const registryName = (server: string, remote: string) => `mcp.${server}.${remote
 
 /**
  * The SDK server of one HTTP request to `/mcp/<server>`: the upstream's tools under its own names,
- * those the policy lets this token's user and profile see, each call through the lifecycle; every
+ * those the policy lets this token's user and profile see, each call through the lifecycle with the
+ * upstream's messages during it relayed to this request (see relayFor); every
  * other request (resources, prompts, completion, logging) is sent to the upstream over this
  * process's connection to it and its answer returned unchanged. Null when this process has no live
  * connection to that server.
@@ -86,7 +123,7 @@ export function upstreamServer(
         consoleUrl: deps.consoleUrl,
         advertised: request.params.name,
         awaitTool: null,
-        ...progressOf(request.params._meta?.progressToken, extra),
+        ...relayFor({ deps, ctx, server }, extra, request.params._meta?.progressToken),
       },
       tool.mayAsk,
     );
