@@ -37,7 +37,7 @@ function openPostgres(url: string, max = 10): Database {
     onnotice: () => {},
     connection: { application_name: 'agent-tool-system' },
   });
-  const db = drizzlePostgres({ client: sql, schema }) as unknown as Db;
+  const db = drizzlePostgres({ client: preparedStatements(sql), schema }) as unknown as Db;
   return {
     driver: 'postgres',
     db,
@@ -47,6 +47,38 @@ function openPostgres(url: string, max = 10): Database {
     },
     close: () => sql.end({ timeout: 5 }),
   };
+}
+
+/**
+ * Drizzle runs every query unnamed (it asks postgres.js to prepare only a query given a name), and
+ * postgres.js sends an unnamed query that has parameters in two round trips: Parse and Describe,
+ * then, with the parameter types the server answered, Bind and Execute. Prepared, a statement is
+ * described once per connection and costs one round trip afterwards: a call's transaction of five
+ * statements makes five round trips instead of eight. Each connection keeps the statements it has
+ * prepared; postgres.js retires a connection after 30 to 60 minutes, which bounds them.
+ */
+function preparedStatements<T extends postgres.Sql | postgres.TransactionSql>(sql: T): T {
+  return new Proxy(sql, {
+    get(target, property) {
+      const value = Reflect.get(target, property);
+      if (property === 'unsafe') {
+        return (
+          query: string,
+          parameters?: postgres.ParameterOrJSON<never>[],
+          options?: postgres.UnsafeQueryOptions,
+        ) => target.unsafe(query, parameters, { ...options, prepare: true });
+      }
+      if (property === 'begin' || property === 'savepoint') {
+        // A transaction or savepoint hands its work a client of its own: prepare its queries too.
+        return (...args: unknown[]) => {
+          const work = args.pop() as (tx: postgres.TransactionSql) => unknown;
+          const open = value as (...rest: unknown[]) => Promise<unknown>;
+          return open(...args, (tx: postgres.TransactionSql) => work(preparedStatements(tx)));
+        };
+      }
+      return value;
+    },
+  });
 }
 
 async function openPglite(options: { dataDir?: string; loadDataDir?: Blob | File }): Promise<Database> {

@@ -7,12 +7,13 @@ import { hashArguments } from '../../core/canonical-json.js';
 import { conflict } from '../../core/errors.js';
 import { validateAgainst } from '../../core/json-schema.js';
 import { parseInput } from '../../core/parse-input.js';
-import type { PolicyCaller } from '../../core/policy.js';
+import type { PolicyCaller, RunUsage } from '../../core/policy.js';
 import type { ToolError } from '../../core/tool-result.js';
 import type { Tx } from '../../db/tx.js';
 import { appendEvents, journaledTransaction } from '../../journal/append.js';
 import { decideCall } from '../rules/decide.js';
 import { approvalsOf } from '../rules/quorum.js';
+import { usageLimits } from '../rules/run-limits.js';
 import { assertMayRead } from '../run-service.js';
 import { type RunRow, type ToolCallRow, toolCalls } from '../tables.js';
 import { priorDenial } from './approvals.js';
@@ -81,13 +82,15 @@ export async function requestCall(
     if (existing) return { call: existing, ready: false };
 
     const context = { userId: run.userId, profileId: run.profileId, planNodeId: run.planNodeId };
-    const usage = await ctx.runs.usage(tx, run);
     const issues = spec ? validateAgainst(spec.inputSchema, args) : [];
     // Rules with conditions look only at arguments that passed the schema.
     const valid = issues.length === 0 ? args : undefined;
-    const view = spec
-      ? await ctx.policy.viewFor(spec, context, { usage, caller, availability, arguments: valid }, tx)
-      : null;
+    const viewWith = (usage?: RunUsage) =>
+      spec ? ctx.policy.viewFor(spec, context, { usage, caller, availability, arguments: valid }, tx) : null;
+    let view = await viewWith();
+    // The usage counters are read (under the run's lock, after the calls before this one) only
+    // where a limit makes them matter: one statement fewer for the call of an unlimited run.
+    if (view && usageLimits(run, view.budget.maxCalls)) view = await viewWith(await ctx.runs.usage(tx, run));
     const denied = view?.approvalRequired ? await priorDenial(tx, run.id, input.name, argumentsHash) : null;
     // A person's standing "yes" for this run; never looked up for a call a person already refused,
     // nor for one that needs more than one person's approval.

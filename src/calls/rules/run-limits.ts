@@ -68,3 +68,15 @@ export function resolveRunLimits(
     },
   };
 }
+
+/**
+ * Whether what a run has used can change a call's answer: only when the run or the tool's
+ * effective budget (the tightest of the tool's and its rules') limits the number of calls. A
+ * request reads the run's usage counters only then.
+ */
+export function usageLimits(
+  run: Pick<RunLimits, 'maxCalls' | 'maxCallsPerTool'>,
+  toolMaxCalls: number | null,
+) {
+  return run.maxCalls !== null || run.maxCallsPerTool !== null || toolMaxCalls !== null;
+}

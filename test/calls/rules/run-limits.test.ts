@@ -4,6 +4,7 @@ import {
   type ConfiguredRunLimits,
   type RunLimitsOutcome,
   resolveRunLimits,
+  usageLimits,
 } from '../../../src/calls/rules/run-limits.js';
 
 const configured: ConfiguredRunLimits = {
@@ -93,5 +94,18 @@ const cases: Array<[string, ConfiguredRunLimits | null, AskedRunLimits, boolean,
 describe('resolveRunLimits', () => {
   test.for(cases)('%s', ([, given, asked, tightenOnly, outcome]) => {
     expect(resolveRunLimits(given, asked, tightenOnly)).toEqual(outcome);
+  });
+});
+
+describe('usageLimits', () => {
+  const unlimited = { maxCalls: null, maxCallsPerTool: null };
+  test.for([
+    ['a run and a tool without limits', unlimited, null, false],
+    ['a run with a call budget', { ...unlimited, maxCalls: 10 }, null, true],
+    ['a run with a per-tool budget', { ...unlimited, maxCallsPerTool: 3 }, null, true],
+    ['a tool whose effective budget limits its calls', unlimited, 5, true],
+    ['a budget of no calls at all', unlimited, 0, true],
+  ] as const)('%s', ([, run, toolMaxCalls, matters]) => {
+    expect(usageLimits(run, toolMaxCalls)).toBe(matters);
   });
 });
