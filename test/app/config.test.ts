@@ -105,6 +105,7 @@ describe('loadConfig', () => {
       linkSecret: 'a-link-signing-secret-of-32-chars!',
       mcpApprovalHoldMs: 20_000,
       publicUrl: 'https://tools.example',
+      identity: null,
     });
   });
 
