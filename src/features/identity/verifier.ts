@@ -14,6 +14,9 @@ export interface IdpMetadata {
 
 export type Verification = { payload: JWTPayload } | { refused: string };
 
+/** A request waits at most this for the discovery document (jose bounds the key set's fetch the same way). */
+const DISCOVERY_TIMEOUT_MS = 5_000;
+
 /** The discovery URL of an issuer (OpenID Connect Discovery 1.0, section 4). */
 export const discoveryUrl = (issuer: string) =>
   `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
@@ -64,7 +67,10 @@ export class IdpVerifier {
 
   private async readDiscovery() {
     const url = discoveryUrl(this.settings.issuer);
-    const response = await fetch(url, { headers: { accept: 'application/json' } });
+    const response = await fetch(url, {
+      headers: { accept: 'application/json' },
+      signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS),
+    });
     if (!response.ok) throw new Error(`${url} answered ${response.status}`);
     const metadata = (await response.json()) as IdpMetadata;
     // OpenID Connect Discovery 1.0 section 4.3: a document naming another issuer must not be used.
