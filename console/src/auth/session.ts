@@ -2,15 +2,37 @@ import { Client, fetchExchange } from 'urql';
 import { GRAPHQL_ENDPOINT } from '../api/client';
 import { MeQuery } from '../api/documents';
 import type { MeQuery as MeResult } from '../gql/graphql';
+import type { IdpSession } from '../logic/oidc';
 
-/** Per tab, gone when the tab closes: a token pasted here is not left on the disk of a shared machine. */
+/**
+ * Per tab, gone when the tab closes: a token pasted here is not left on the disk of a shared machine.
+ * A token from the IdP is kept the same way, with what its end and sign-out need beside it.
+ */
 const KEY = 'ats.token';
+const IDP_KEY = 'ats.idp';
 
 export type Me = MeResult['me'];
 
+/** A token from the IdP's sign-in: when it ends and the ID token its sign-out names. */
+export type IdpTokenInfo = Omit<IdpSession, 'token'>;
+
 export const storedToken = (): string | null => sessionStorage.getItem(KEY);
 export const storeToken = (token: string) => sessionStorage.setItem(KEY, token);
-export const forgetToken = () => sessionStorage.removeItem(KEY);
+export function forgetToken() {
+  sessionStorage.removeItem(KEY);
+  sessionStorage.removeItem(IDP_KEY);
+}
+
+export function storeIdpSession({ token, ...info }: IdpSession) {
+  sessionStorage.setItem(KEY, token);
+  sessionStorage.setItem(IDP_KEY, JSON.stringify(info));
+}
+
+/** The IdP details of the stored token; null for a pasted API token. */
+export function storedIdpInfo(): IdpTokenInfo | null {
+  const stored = sessionStorage.getItem(IDP_KEY);
+  return stored ? (JSON.parse(stored) as IdpTokenInfo) : null;
+}
 
 /** Who the token is, or why it cannot be used. */
 export async function whoIs(token: string): Promise<{ me: Me } | { error: string }> {
