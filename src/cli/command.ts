@@ -65,4 +65,5 @@ export const CLI_PRINCIPAL: Principal = {
   planNodes: null,
   extensionId: null,
   legacyUnbound: false,
+  idp: null,
 };

@@ -20,6 +20,20 @@ export interface Principal {
   extensionId: string | null;
   /** A token from before bindings existed, kept working as it did because an admin marked it so. */
   legacyUnbound: boolean;
+  /** The person the company's IdP says sent the request, when the bearer was an IdP token; null for API tokens. */
+  idp: IdpIdentity | null;
+}
+
+/**
+ * Who an IdP token names. `subject` with `issuer` is the stable identity (the `sub` claim);
+ * `displayName` is for people reading a decision or the journal (name, preferred_username or email).
+ */
+export interface IdpIdentity {
+  issuer: string;
+  subject: string;
+  displayName: string;
+  /** The token's `exp`: whatever it opened (a subscription, a socket, an MCP stream) ends then. */
+  expiresAt: Date;
 }
 
 /** Journal actors and decision records name a principal this way. */

@@ -8,6 +8,7 @@ const unbound = {
   planNodes: null,
   extensionId: null,
   legacyUnbound: false,
+  idp: null,
 };
 
 /** An agent acting for u1, on any profile: the user every test run is for unless it says otherwise. */

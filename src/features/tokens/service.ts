@@ -64,6 +64,7 @@ function principalOf(row: ApiTokenRow): Principal {
     planNodes: row.planNodes,
     extensionId: row.extensionId,
     legacyUnbound: row.legacyUnbound,
+    idp: null,
   };
 }
 
