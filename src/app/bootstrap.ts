@@ -25,6 +25,7 @@ export async function bootstrap(
     approvalExpiryWarningMs: config.approvalExpiryWarningMs,
     linkSecret: config.linkSecret,
     gateway: { holdMs: config.mcpApprovalHoldMs },
+    identity: config.identity,
   });
   if (config.adminToken) await services.tokens.ensureAdminToken(config.adminToken);
   return services;

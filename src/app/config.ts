@@ -2,6 +2,13 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import {
+  claimMappingSchema,
+  DEFAULT_ALGORITHMS,
+  DEFAULT_CLAIM_MAPPING,
+  DEFAULT_JWKS_COOLDOWN_MS,
+  type IdentitySettings,
+} from '../features/identity/index.js';
+import {
   DEFAULT_WORKSPACE_CONFIG,
   type WorkspaceConfig,
   workspaceConfigFrom,
@@ -72,6 +79,41 @@ const configSchema = z.object({
     .regex(/^https?:\/\//, 'must be an http:// or https:// URL')
     .optional()
     .or(z.literal('').transform(() => undefined)),
+  OIDC_ISSUER: z
+    .url()
+    .regex(/^https?:\/\//, 'must be an http:// or https:// URL')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  OIDC_AUDIENCE: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== ''),
+    ),
+  OIDC_ALGORITHMS: z
+    .string()
+    .default(DEFAULT_ALGORITHMS.join(','))
+    .transform((value) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== ''),
+    )
+    .pipe(
+      z
+        .array(
+          z.string().refine((alg) => DEFAULT_ALGORITHMS.includes(alg), {
+            error: (issue) =>
+              `${String(issue.input)} is not allowed: only public-key algorithms (${DEFAULT_ALGORITHMS.join(', ')}); never none or HMAC`,
+          }),
+        )
+        .min(1),
+    ),
+  OIDC_CLAIMS_FILE: z.string().min(1).optional(),
+  OIDC_JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).default(DEFAULT_JWKS_COOLDOWN_MS),
   ALLOWED_ORIGINS: z
     .string()
     .default('')
@@ -136,6 +178,8 @@ export type Config = {
   mcpApprovalHoldMs: number;
   /** The server's public base URL (links, MCP resource metadata); unset: taken from each request's Host. */
   publicUrl: string | undefined;
+  /** OIDC_*: IdP tokens accepted beside API tokens; null (no OIDC_ISSUER): API tokens only. */
+  identity: IdentitySettings | null;
 };
 
 export class ConfigError extends Error {
@@ -152,6 +196,38 @@ function readWorkspaceConfig(path: string): WorkspaceConfig {
         : (error as Error).message;
     throw new ConfigError(`Invalid configuration:\n  WORKSPACE_CONFIG (${path}): ${detail}`);
   }
+}
+
+function readClaimMapping(path: string) {
+  try {
+    return claimMappingSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
+  } catch (error) {
+    const detail =
+      error instanceof z.ZodError
+        ? error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ')
+        : (error as Error).message;
+    throw new ConfigError(`Invalid configuration:\n  OIDC_CLAIMS_FILE (${path}): ${detail}`);
+  }
+}
+
+/** OIDC_ISSUER turns IdP tokens on, and then an audience is required: a token for any audience would do otherwise. */
+function identityFrom(c: z.output<typeof configSchema>): IdentitySettings | null {
+  if (!c.OIDC_ISSUER) {
+    if (c.OIDC_AUDIENCE.length > 0 || c.OIDC_CLAIMS_FILE)
+      throw new ConfigError(
+        'Invalid configuration:\n  OIDC_ISSUER: required when OIDC_AUDIENCE or OIDC_CLAIMS_FILE is set',
+      );
+    return null;
+  }
+  if (c.OIDC_AUDIENCE.length === 0)
+    throw new ConfigError('Invalid configuration:\n  OIDC_AUDIENCE: required when OIDC_ISSUER is set');
+  return {
+    issuer: c.OIDC_ISSUER,
+    audience: c.OIDC_AUDIENCE,
+    algorithms: c.OIDC_ALGORITHMS,
+    claims: c.OIDC_CLAIMS_FILE ? readClaimMapping(c.OIDC_CLAIMS_FILE) : DEFAULT_CLAIM_MAPPING,
+    jwksCooldownMs: c.OIDC_JWKS_COOLDOWN_MS,
+  };
 }
 
 /** An endpoint turns tracing on unless TRACING=off; TRACING=otlp alone sends to the collector's default port. */
@@ -192,5 +268,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     linkSecret: c.LINK_SECRET,
     mcpApprovalHoldMs: c.MCP_APPROVAL_HOLD_MS,
     publicUrl: c.PUBLIC_URL,
+    identity: identityFrom(c),
   };
 }

@@ -132,7 +132,7 @@ export function createAppServer(services: Services, options: AppServerOptions = 
     {
       ...services.gateway,
       policy: services.policy,
-      tokens: services.tokens,
+      identity: services.identity,
       tokenWatch: services.tokenWatch,
       connections: services.mcpConnections,
       logger: services.logger,
@@ -200,7 +200,7 @@ export function createAppServer(services: Services, options: AppServerOptions = 
         const authorization = connectionAuthorization(ctx.connectionParams);
         if (authorization === undefined) return true;
         const secret = bearerSecret(authorization);
-        const outcome = secret === null ? null : await services.tokens.authenticate(secret);
+        const outcome = secret === null ? null : await services.identity.authenticate(secret);
         if (outcome && 'principal' in outcome) {
           closeWhenTokenEnds(services, outcome.principal, ctx.extra.socket);
           return true;

@@ -45,6 +45,7 @@ import {
   ListChanged,
 } from '../features/gateway/index.js';
 import { GrantService } from '../features/grants/index.js';
+import { IdentityService, type IdentitySettings } from '../features/identity/index.js';
 import {
   DEFAULT_RETRY_POLICY,
   ModelConnectionService,
@@ -93,6 +94,8 @@ export interface Services {
   registry: RegistryService;
   policy: PolicyService;
   tokens: TokenService;
+  /** Authenticates every bearer secret: API tokens, and IdP tokens when OIDC is configured. */
+  identity: IdentityService;
   /** Ends this process's subscriptions and sockets of tokens revoked, expired or rotated out. */
   tokenWatch: TokenWatch;
   runs: RunService;
@@ -158,6 +161,8 @@ export interface ServiceOptions {
   tokenCheckMs?: number;
   /** How long a token's row is reused between requests (0: read on every request). */
   tokenCacheMs?: number;
+  /** OIDC_*: IdP tokens are accepted beside API tokens; unset: API tokens only. */
+  identity?: IdentitySettings | null;
   /** Retries of model requests (tests shorten the back-off). */
   modelRetry?: Partial<RetryPolicy>;
   /** How long before a pending call expires its `tool_call_expiring` event fires (APPROVAL_EXPIRY_WARNING_MS). */
@@ -213,6 +218,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
 
   const extensionStore = new InvocationStore(db);
   const tokens = new TokenService(db, invalidations, logger, options.tokenCacheMs);
+  const identity = new IdentityService(db, tokens, options.identity ?? null, logger);
   const tokenWatch = new TokenWatch(tokens, logger, options.tokenCheckMs ?? DEFAULT_TOKEN_CHECK_INTERVAL_MS);
   const extensionHub = new BridgeHub(database, extensionStore, logger, {
     ...defaultBridgeOptions,
@@ -319,6 +325,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
     registry,
     policy,
     tokens,
+    identity,
     tokenWatch,
     runs,
     runDefaults,

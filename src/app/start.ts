@@ -23,7 +23,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const metricsAccess = {
     token: config.metrics.token,
     isAdmin: async (secret: string) => {
-      const outcome = await services.tokens.authenticate(secret);
+      const outcome = await services.identity.authenticate(secret);
       return outcome !== null && 'principal' in outcome && outcome.principal.role === 'ADMIN';
     },
   };

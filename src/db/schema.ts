@@ -10,6 +10,7 @@ export * from '../features/agent/tables.js';
 export * from '../features/chat/tables.js';
 export * from '../features/gateway/tables.js';
 export * from '../features/grants/tables.js';
+export * from '../features/identity/tables.js';
 export * from '../features/models/tables.js';
 export * from '../features/notifications/tables.js';
 export * from '../features/skill/tables.js';

@@ -108,7 +108,7 @@ export function createGraphQLHandler(
     context: async (initial): Promise<GraphQLContext> => {
       const authorization = authorizationOf(initial);
       const secret = bearerSecret(authorization);
-      const outcome = secret ? await services.tokens.authenticate(secret) : null;
+      const outcome = secret ? await services.identity.authenticate(secret) : null;
       if (outcome && 'refused' in outcome) return { principal: null, refusal: outcome.refused, services };
       // A token that was sent and refused says why, never "send a token".
       const refusal = outcome ? null : refusalOf(authorization, secret);

@@ -9,7 +9,8 @@ import {
 import type { Principal } from '../../core/auth.js';
 import type { Logger } from '../../core/logger.js';
 import { patternMatches } from '../../core/policy-pattern.js';
-import type { TokenService, TokenWatch } from '../tokens/index.js';
+import type { IdentityService } from '../identity/index.js';
+import type { TokenWatch } from '../tokens/index.js';
 import type { ListChanged } from './list-changed.js';
 import { gatewayServer } from './mcp-server.js';
 import { checkOrigin } from './rules/origin.js';
@@ -24,7 +25,8 @@ export interface GatewayHttpOptions {
 }
 
 export interface GatewayHttpDeps extends Omit<UpstreamServerDeps, 'consoleUrl'> {
-  tokens: TokenService;
+  /** Authenticates the bearer (API or IdP token) and names the IdP in the resource metadata. */
+  identity: Pick<IdentityService, 'authenticate' | 'issuer'>;
   tokenWatch: TokenWatch;
   sessions: GatewaySessions;
   listChanged: ListChanged;
@@ -79,7 +81,8 @@ export class GatewayHttp {
       res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({
           resource: `${base}/mcp`,
-          authorization_servers: [],
+          // RFC 9728: an MCP host signs its user in at the IdP named here and sends that token.
+          authorization_servers: this.deps.identity.issuer ? [this.deps.identity.issuer] : [],
           bearer_methods_supported: ['header'],
           resource_name: 'Agent Tool System MCP gateway',
           resource_documentation: `${base}/console/`,
@@ -105,7 +108,7 @@ export class GatewayHttp {
     base: string,
   ): Promise<Principal | null> {
     const secret = bearer(req.headers.authorization);
-    const outcome = secret ? await this.deps.tokens.authenticate(secret) : null;
+    const outcome = secret ? await this.deps.identity.authenticate(secret) : null;
     if (!outcome || !('principal' in outcome)) {
       jsonRpcError(
         res,
