@@ -28,6 +28,11 @@ export const QueueCallFields = graphql(`
     approvalsRequired
     approvals {
       decidedBy
+      person {
+        issuer
+        subject
+        displayName
+      }
       decidedAt
       reason
     }
@@ -39,6 +44,11 @@ export const QueueCallFields = graphql(`
     decision {
       approved
       decidedBy
+      person {
+        issuer
+        subject
+        displayName
+      }
       decidedAt
       reason
       feedback
@@ -110,6 +120,11 @@ export const ApproveMutation = graphql(`
       approvalsRequired
       approvals {
         decidedBy
+        person {
+          issuer
+          subject
+          displayName
+        }
       }
       replacedBy {
         id
@@ -208,10 +223,20 @@ export const BatchCallFields = graphql(`
     approvalsRequired
     approvals {
       decidedBy
+      person {
+        issuer
+        subject
+        displayName
+      }
     }
     decision {
       approved
       decidedBy
+      person {
+        issuer
+        subject
+        displayName
+      }
       reason
       feedback
     }
@@ -266,6 +291,11 @@ export const CallPageFields = graphql(`
     ...QueueCallFields
     edit {
       editedBy
+      person {
+        issuer
+        subject
+        displayName
+      }
       editedAt
       reason
       diff
@@ -347,6 +377,11 @@ export const RunQuery = graphql(`
             decision {
               approved
               decidedBy
+              person {
+                issuer
+                subject
+                displayName
+              }
               decidedAt
               reason
             }
