@@ -14,7 +14,7 @@ import {
   storeToken,
   whoIs,
 } from './auth/session';
-import { SessionEnd, useSessionEnd } from './auth/session-end';
+import { SessionEnd, sessionEndedMessage, useSessionEnd } from './auth/session-end';
 import { SignIn } from './auth/sign-in';
 import { CallPage } from './calls/call-page';
 import { GrantsPage } from './grants/grants-page';
@@ -45,7 +45,9 @@ export function App() {
       setSession({ token, me: outcome.me, idp: idpInfo });
     } else {
       forgetToken();
-      setError(outcome.error);
+      // The server refuses an IdP token from its exp on, maybe before the page's own timer fires.
+      const ended = idpInfo?.expiresAt != null && idpInfo.expiresAt <= Date.now();
+      setError(ended ? sessionEndedMessage(idpInfo.expiresAt!) : outcome.error);
       setSession(null);
     }
   }, []);

@@ -5,8 +5,14 @@ import { useNow } from '../use-now';
 /** setTimeout holds at most 2^31 - 1 ms; a later end is waited for in steps. */
 const LONGEST_WAIT = 2 ** 31 - 1;
 
-export const clockTime = (at: number) =>
-  new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+/** "14:05" in the person's time zone, the same whatever the browser's language. */
+export function clockTime(at: number): string {
+  const date = new Date(at);
+  return `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`;
+}
+
+export const sessionEndedMessage = (expiresAt: number) =>
+  `Your sign-in ended at ${clockTime(expiresAt)}, as your company's IdP set it. Sign in again to go on.`;
 
 /** Ends the session when the IdP's token does: the server would refuse it from then on anyway. */
 export function useSessionEnd(expiresAt: number | null, onEnd: (reason: string) => void) {
