@@ -31,6 +31,43 @@ describe('loadConfig', () => {
     });
   });
 
+  it('OIDC_ISSUER with OIDC_AUDIENCE turns IdP tokens on, with the claim mapping from OIDC_CLAIMS_FILE', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'claims-')), 'claims.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ groupsClaim: 'roles', roles: [{ group: 'ats', role: 'APPROVER', allUsers: true }] }),
+    );
+    const { identity } = loadConfig({
+      OIDC_ISSUER: 'https://idp.example/realms/ats',
+      OIDC_AUDIENCE: 'ats-api, https://ats.example/mcp',
+      OIDC_ALGORITHMS: 'RS256,ES256',
+      OIDC_CLAIMS_FILE: file,
+    });
+    expect(identity).toMatchObject({
+      issuer: 'https://idp.example/realms/ats',
+      audience: ['ats-api', 'https://ats.example/mcp'],
+      algorithms: ['RS256', 'ES256'],
+      claims: {
+        groupsClaim: 'roles',
+        userClaim: 'sub',
+        roles: [{ group: 'ats', role: 'APPROVER', allUsers: true }],
+      },
+      jwksCooldownMs: 30_000,
+    });
+  });
+
+  it.each([
+    [{ OIDC_ISSUER: 'https://idp.example' }, 'OIDC_AUDIENCE: required when OIDC_ISSUER is set'],
+    [{ OIDC_AUDIENCE: 'ats' }, 'OIDC_ISSUER: required when OIDC_AUDIENCE or OIDC_CLAIMS_FILE is set'],
+    [
+      { OIDC_ISSUER: 'https://idp.example', OIDC_AUDIENCE: 'ats', OIDC_ALGORITHMS: 'RS256,HS256' },
+      'HS256 is not allowed: only public-key algorithms',
+    ],
+  ])('refuses an incomplete or unsafe OIDC configuration: %o', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
   it('reads every variable', () => {
     const config = loadConfig({
       PORT: '8080',

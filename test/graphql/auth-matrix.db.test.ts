@@ -45,6 +45,7 @@ const operations: Operation[] = [
   },
   { field: 'apiTokens', document: '{ apiTokens { id } }', allowed: ['ADMIN'] },
   { field: 'me', document: '{ me { role } }', allowed: ALL },
+  { field: 'whoami', document: '{ whoami { role idp { subject } } }', allowed: ALL },
   {
     field: 'registerTool',
     document: `mutation { registerTool(input: ${tool}) { name } }`,

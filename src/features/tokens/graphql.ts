@@ -1,4 +1,5 @@
-import { roles } from '../../core/auth.js';
+import { type IdpIdentity, type Principal, roles } from '../../core/auth.js';
+import { notFound } from '../../core/errors.js';
 import { builder, scopes } from '../../graphql/builder.js';
 import { bindTokenInputSchema, createTokenInputSchema, MAX_ROTATION_OVERLAP_SECONDS } from './inputs.js';
 import type { ApiTokenRow } from './service.js';
@@ -122,6 +123,48 @@ const BindApiTokenInput = builder.inputType('BindApiTokenInput', {
   }),
 });
 
+const IdpIdentityType = builder.objectRef<IdpIdentity>('IdpIdentity').implement({
+  description: "The person an IdP token names, as the company's identity provider says.",
+  fields: (t) => ({
+    issuer: t.exposeString('issuer', { description: 'The IdP (OIDC_ISSUER) that issued the token.' }),
+    subject: t.exposeString('subject', {
+      description: "The token's `sub`: the person's stable id at the IdP.",
+    }),
+    displayName: t.exposeString('displayName', {
+      description:
+        'The name shown for the person: the first of the configured display name claims (name, preferred_username, email), else the subject.',
+    }),
+    expiresAt: t.expose('expiresAt', {
+      description: "The token's `exp`: requests with it are refused after this, and what it opened ends.",
+      type: 'DateTime',
+    }),
+  }),
+});
+
+const CallerType = builder.objectRef<Principal>('Caller').implement({
+  description: 'Who this request authenticated as (an API token or an IdP token) and what that binds it to.',
+  fields: (t) => ({
+    name: t.exposeString('name', {
+      description:
+        "The API token's name, or the IdP person's display name; journal actors are `<role>:<name>`.",
+    }),
+    role: t.expose('role', { description: 'What this request may do.', type: RoleEnum }),
+    userId: t.exposeString('userId', {
+      description: 'AGENT: the user its runs act for; null for other roles.',
+      nullable: true,
+    }),
+    users: t.exposeStringList('users', {
+      description: 'APPROVER and VIEWER: the users (ids or globs) whose runs it sees; `*` for every user.',
+    }),
+    profiles: t.exposeStringList('profiles', { description: 'AGENT: the profiles its runs may use.' }),
+    idp: t.expose('idp', {
+      description: 'The IdP person, when the request carried an IdP token; null for an API token.',
+      type: IdpIdentityType,
+      nullable: true,
+    }),
+  }),
+});
+
 builder.queryFields((t) => ({
   apiTokens: t.field({
     description: 'Every token, revoked ones included. ADMIN only.',
@@ -131,9 +174,21 @@ builder.queryFields((t) => ({
   }),
   me: t.field({
     type: ApiTokenType,
-    description: 'The token this request authenticated with. Any role.',
+    description:
+      'The API token this request authenticated with; NOT_FOUND for a request with an IdP token (see whoami). Any role.',
     authScopes: scopes.anyRole,
-    resolve: async (_root, _args, ctx) => (await ctx.services.tokens.get(ctx.principal!.tokenId))!,
+    resolve: async (_root, _args, ctx) => {
+      const token = await ctx.services.tokens.get(ctx.principal!.tokenId);
+      if (!token)
+        throw notFound('this request authenticated with an IdP token, not an API token: ask whoami');
+      return token;
+    },
+  }),
+  whoami: t.field({
+    type: CallerType,
+    description: 'Who this request authenticated as, with an API token or an IdP token. Any role.',
+    authScopes: scopes.anyRole,
+    resolve: (_root, _args, ctx) => ctx.principal!,
   }),
 }));
 

@@ -37,7 +37,11 @@ describe('the MCP gateway over HTTP', () => {
       '/.well-known/oauth-protected-resource/mcp',
     ]) {
       const metadata = await (await fetch(`${base}${path}`)).json();
-      expect(metadata).toMatchObject({ resource: `${base}/mcp`, bearer_methods_supported: ['header'] });
+      expect(metadata).toMatchObject({
+        resource: `${base}/mcp`,
+        authorization_servers: [],
+        bearer_methods_supported: ['header'],
+      });
     }
   });
 

@@ -47,6 +47,20 @@ describe('lifecycleEnd', () => {
 });
 
 describe('TokenWatch', () => {
+  test("what an IdP token opened ends at the token's exp, without a query", async () => {
+    const lifecycleOf = vi.fn(async () => new Map());
+    const watch = new TokenWatch({ lifecycleOf }, silent);
+    const idp = { issuer: 'https://idp', subject: 's', displayName: 'S', expiresAt: at(1_000) };
+    const end = vi.fn();
+    watch.hold({ ...principal('person'), idp }, end);
+    await watch.check(at(999));
+    expect(end).not.toHaveBeenCalled();
+    await watch.check(at(1_000));
+    expect(end.mock.calls).toEqual([['token expired']]);
+    expect(watch.size).toBe(0);
+    expect(lifecycleOf).not.toHaveBeenCalled();
+  });
+
   test('one query for every held token, and only the holders of an unusable one end, once', async () => {
     const lifecycleOf = vi.fn(
       async (ids: readonly string[]) =>
