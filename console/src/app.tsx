@@ -8,6 +8,7 @@ import {
   forgetToken,
   type IdpTokenInfo,
   type Me,
+  signedInAs,
   storedIdpInfo,
   storedToken,
   storeIdpSession,
@@ -140,7 +141,7 @@ function SignedIn({
           </a>
         </nav>
         <ConnectionBadge connection={connection} />
-        <span className="whoami" data-testid="whoami" title={`token ${session.me.id}`}>
+        <span className="whoami" data-testid="whoami" title={signedInAs(session.me)}>
           {describeToken(session.me)}
         </span>
         {session.idp?.expiresAt != null && <SessionEnd expiresAt={session.idp.expiresAt} />}

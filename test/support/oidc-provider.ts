@@ -111,7 +111,8 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
         Interaction: 600,
         IdToken: 600,
         RefreshToken: 3600,
-        AccessToken: 300,
+        // Read at each issue, so a test that shortens accessTokenTtlSeconds gets short tokens from then on.
+        AccessToken: () => idp.accessTokenTtlSeconds,
       },
       claims: {
         openid: ['sub'],

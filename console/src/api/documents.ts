@@ -2,14 +2,17 @@ import { graphql } from '../gql';
 
 export const MeQuery = graphql(`
   query Me {
-    me {
-      id
+    whoami {
       name
       role
       users
-      allUsers
       profiles
       userId
+      idp {
+        issuer
+        subject
+        displayName
+      }
     }
   }
 `);
