@@ -65,7 +65,10 @@ export function App() {
           const { token: idpToken, ...info } = await finishSignIn(config);
           await signIn(idpToken, info);
         },
-        () => setIdp(null),
+        () => {
+          setIdp(null);
+          if (isCallback()) throw new Error('the server did not say which IdP it signs in with');
+        },
       )
       .catch((failure: unknown) => {
         setChecking(false);
