@@ -8,7 +8,7 @@ import { looksLikeJwt } from './rules/algorithms.js';
 import { bindingFromClaims, type ClaimBinding } from './rules/claims.js';
 import type { IdentitySettings } from './settings.js';
 import { idpIdentities } from './tables.js';
-import { type IdpMetadata, IdpVerifier } from './verifier.js';
+import { IdpVerifier } from './verifier.js';
 
 /** Identity rows known to be current, by issuer, subject, user id and display name; bounded. */
 const KNOWN_ROWS = 10_000;
@@ -33,11 +33,6 @@ export class IdentityService {
   /** OIDC_ISSUER when IdP tokens are accepted; null when only API tokens are. */
   get issuer(): string | null {
     return this.settings?.issuer ?? null;
-  }
-
-  /** The IdP's discovery document (null when OIDC is off); throws when the IdP cannot be read. */
-  async idpMetadata(): Promise<IdpMetadata | null> {
-    return this.verifier ? this.verifier.metadata() : null;
   }
 
   /** The principal a bearer secret stands for, why it is refused, or null when it matches nothing. */

@@ -3,16 +3,16 @@ import type { Logger } from '../../core/logger.js';
 import { algorithmProblem } from './rules/algorithms.js';
 import { type IdentitySettings, JWKS_MAX_AGE_MS } from './settings.js';
 
-/** What an OpenID provider's discovery document says that the server uses. */
-export interface IdpMetadata {
+/** What the server reads from an OpenID provider's discovery document. */
+interface IdpMetadata {
   issuer: string;
   jwks_uri: string;
-  authorization_endpoint?: string;
-  token_endpoint?: string;
-  registration_endpoint?: string;
 }
 
 export type Verification = { payload: JWTPayload } | { refused: string };
+
+/** A request waits at most this for the discovery document (jose bounds the key set's fetch the same way). */
+const DISCOVERY_TIMEOUT_MS = 5_000;
 
 /** The discovery URL of an issuer (OpenID Connect Discovery 1.0, section 4). */
 export const discoveryUrl = (issuer: string) =>
@@ -41,19 +41,14 @@ function refusalOf(error: unknown): string | null {
  * (key rotation), at most once per cooldown.
  */
 export class IdpVerifier {
-  private discovered: Promise<{ metadata: IdpMetadata; keys: ReturnType<typeof createRemoteJWKSet> }> | null =
-    null;
+  private discovered: Promise<{ keys: ReturnType<typeof createRemoteJWKSet> }> | null = null;
 
   constructor(
     private readonly settings: IdentitySettings,
     private readonly logger: Logger,
   ) {}
 
-  /** The IdP's discovery document; a failed read is retried by the next caller. */
-  async metadata(): Promise<IdpMetadata> {
-    return (await this.discover()).metadata;
-  }
-
+  /** The discovery document and the key set it names, read once; a failed read is retried by the next caller. */
   private discover() {
     this.discovered ??= this.readDiscovery().catch((error: unknown) => {
       this.discovered = null;
@@ -64,7 +59,10 @@ export class IdpVerifier {
 
   private async readDiscovery() {
     const url = discoveryUrl(this.settings.issuer);
-    const response = await fetch(url, { headers: { accept: 'application/json' } });
+    const response = await fetch(url, {
+      headers: { accept: 'application/json' },
+      signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS),
+    });
     if (!response.ok) throw new Error(`${url} answered ${response.status}`);
     const metadata = (await response.json()) as IdpMetadata;
     // OpenID Connect Discovery 1.0 section 4.3: a document naming another issuer must not be used.
@@ -75,7 +73,7 @@ export class IdpVerifier {
       cooldownDuration: this.settings.jwksCooldownMs,
       cacheMaxAge: JWKS_MAX_AGE_MS,
     });
-    return { metadata, keys };
+    return { keys };
   }
 
   async verify(token: string): Promise<Verification> {
@@ -95,7 +93,7 @@ export class IdpVerifier {
         { err: error, issuer: this.settings.issuer },
         'reading the IdP discovery document failed',
       );
-      return { refused: 'the IdP cannot be reached to check this token; try again' };
+      return { refused: "the IdP's discovery document cannot be read or names another issuer; try again" };
     }
     try {
       const { payload } = await jwtVerify(token, keys, {

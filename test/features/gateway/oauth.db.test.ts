@@ -12,7 +12,8 @@ import { describe, expect, onTestFinished } from 'vitest';
 import { createAppServer } from '../../../src/app/server.js';
 import { runs as runTable } from '../../../src/calls/tables.js';
 import { idpTest } from '../../support/idp-server.js';
-import { echoAsks } from '../../support/mcp-gateway.js';
+import { admin, waitFor } from '../../support/lifecycle.js';
+import { echoAsks, gatewayClient } from '../../support/mcp-gateway.js';
 import { IDP_AUDIENCE } from '../../support/oidc-provider.js';
 
 const REDIRECT = 'http://127.0.0.1:9/oauth/callback';
@@ -132,5 +133,30 @@ describe('the gateway as an OAuth 2.1 protected resource', () => {
     expect(result.isError ?? false).toBe(false);
     const runs = await services.database.db.select().from(runTable).where(eq(runTable.userId, 'carol'));
     expect(runs.map((run) => run.profileId)).toEqual(['p1']);
+  });
+
+  test("a call held for a person ends with an error when the host's IdP token expires", async ({
+    idp,
+    services,
+    mcpUrl,
+  }) => {
+    await echoAsks(services);
+    await services.policy.set(
+      { layer: 'USER', scopeId: 'carol', toolPattern: 'test.echo', effect: 'ASK' },
+      admin,
+    );
+    const token = await idp.signIn('carol');
+    const client = await gatewayClient(mcpUrl, token);
+    const answer = client
+      .callTool({ name: 'test__echo', arguments: { text: 'held' } })
+      .catch((e: Error) => e);
+    await waitFor(async () => {
+      const page = await services.calls.page({ status: 'AWAITING_APPROVAL', limit: 10, inverted: false });
+      return page[0] ?? null;
+    });
+    await services.tokenWatch.check(new Date(decodeJwt(token).exp! * 1000 + 1));
+    const outcome = await answer;
+    expect(outcome).toBeInstanceOf(Error);
+    expect((outcome as Error).message).toContain('token expired');
   });
 });

@@ -2,7 +2,9 @@ import { type Client, createClient } from 'graphql-ws';
 import { decodeJwt, importJWK, SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, onTestFinished } from 'vitest';
 import WebSocket from 'ws';
-import { idpTest as test } from '../../support/idp-server.js';
+import { createLogger } from '../../../src/app/logger.js';
+import { IdentityService } from '../../../src/features/identity/index.js';
+import { identitySettingsFor, idpTest as test } from '../../support/idp-server.js';
 import { waitFor } from '../../support/lifecycle.js';
 import { startTestIdp } from '../../support/oidc-provider.js';
 
@@ -126,6 +128,22 @@ describe('what is refused', () => {
     const token = await other.signIn('alice');
     expect(await services.identity.authenticate(token)).toEqual(
       refusedWith('this token was issued by another issuer'),
+    );
+  });
+
+  test('every token while the discovery document names another issuer than OIDC_ISSUER', async ({
+    idp,
+    services,
+  }) => {
+    const settings = { ...identitySettingsFor(idp), issuer: `${idp.issuer}/` };
+    const identity = new IdentityService(
+      services.database.db,
+      services.tokens,
+      settings,
+      createLogger('silent'),
+    );
+    expect(await identity.authenticate(await idp.signIn('alice'))).toEqual(
+      refusedWith("the IdP's discovery document cannot be read or names another issuer; try again"),
     );
   });
 

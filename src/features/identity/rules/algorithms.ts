@@ -3,7 +3,7 @@
  * algorithm the "public" key from the JWKS would be the secret, so anyone could sign; `none` is
  * no signature at all. Both are refused before any key is looked at.
  */
-export const asymmetricAlgorithms = [
+export const DEFAULT_ALGORITHMS: readonly string[] = [
   'RS256',
   'RS384',
   'RS512',
@@ -14,9 +14,7 @@ export const asymmetricAlgorithms = [
   'ES384',
   'ES512',
   'EdDSA',
-] as const;
-
-export const DEFAULT_ALGORITHMS: readonly string[] = asymmetricAlgorithms;
+];
 
 /** Why a token signed with `alg` is refused before its signature is checked, or null. */
 export function algorithmProblem(alg: unknown, allowed: readonly string[]): string | null {
