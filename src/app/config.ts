@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import type { ConsoleSignIn } from '../features/console/index.js';
 import {
   claimMappingSchema,
   DEFAULT_ALGORITHMS,
@@ -113,6 +114,19 @@ const configSchema = z.object({
         .min(1),
     ),
   OIDC_CLAIMS_FILE: z.string().min(1).optional(),
+  OIDC_CONSOLE_CLIENT_ID: z
+    .string()
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  OIDC_CONSOLE_SCOPE: z
+    .string()
+    .default('openid profile email')
+    .refine((scope) => scope.split(' ').includes('openid'), 'must include openid'),
+  OIDC_CONSOLE_RESOURCE: z
+    .url()
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  OIDC_CONSOLE_TOKEN: z.enum(['access_token', 'id_token']).default('access_token'),
   OIDC_JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).default(DEFAULT_JWKS_COOLDOWN_MS),
   ALLOWED_ORIGINS: z
     .string()
@@ -180,6 +194,8 @@ export type Config = {
   publicUrl: string | undefined;
   /** OIDC_*: IdP tokens accepted beside API tokens; null (no OIDC_ISSUER): API tokens only. */
   identity: IdentitySettings | null;
+  /** OIDC_CONSOLE_*: the console's sign-in with the IdP; null (no OIDC_CONSOLE_CLIENT_ID): pasted tokens only. */
+  consoleSignIn: ConsoleSignIn | null;
 };
 
 export class ConfigError extends Error {
@@ -230,6 +246,22 @@ function identityFrom(c: z.output<typeof configSchema>): IdentitySettings | null
   };
 }
 
+/** The console signs in with the IdP whose tokens the server accepts, so OIDC_ISSUER must be set too. */
+function consoleSignInFrom(c: z.output<typeof configSchema>): ConsoleSignIn | null {
+  if (!c.OIDC_CONSOLE_CLIENT_ID) return null;
+  if (!c.OIDC_ISSUER)
+    throw new ConfigError(
+      'Invalid configuration:\n  OIDC_ISSUER: required when OIDC_CONSOLE_CLIENT_ID is set',
+    );
+  return {
+    issuer: c.OIDC_ISSUER,
+    clientId: c.OIDC_CONSOLE_CLIENT_ID,
+    scope: c.OIDC_CONSOLE_SCOPE,
+    resource: c.OIDC_CONSOLE_RESOURCE ?? null,
+    token: c.OIDC_CONSOLE_TOKEN,
+  };
+}
+
 /** An endpoint turns tracing on unless TRACING=off; TRACING=otlp alone sends to the collector's default port. */
 function tracingFrom(mode: 'off' | 'otlp' | undefined, endpoint: string | undefined, serviceName: string) {
   if (mode === 'off' || (mode === undefined && endpoint === undefined)) return null;
@@ -269,5 +301,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mcpApprovalHoldMs: c.MCP_APPROVAL_HOLD_MS,
     publicUrl: c.PUBLIC_URL,
     identity: identityFrom(c),
+    consoleSignIn: consoleSignInFrom(c),
   };
 }

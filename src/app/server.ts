@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import { createConsoleHandler, setPageHeaders } from '../features/console/index.js';
+import { type ConsoleSignIn, createConsoleHandler, setPageHeaders } from '../features/console/index.js';
 import { GatewayHttp } from '../features/gateway/index.js';
 import {
   type MetricsAccess,
@@ -38,6 +38,8 @@ export interface AppServerOptions extends GraphQLHandlerOptions {
   maxBodyBytes?: number;
   /** The built console to serve at `/` and `/console` (console/dist by default). */
   consoleDir?: string;
+  /** How the console signs people in with the company's IdP; absent: pasted API tokens only. */
+  consoleSignIn?: ConsoleSignIn | null;
   /** Who may read /metrics here; absent when it is served on a port of its own (METRICS_PORT). */
   metrics?: MetricsAccess;
   /** True once shutdown began: requests get 503 and /health says draining. */
@@ -121,7 +123,10 @@ function refuseBody(
 export function createAppServer(services: Services, options: AppServerOptions = {}): AppServer {
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const yoga = createGraphQLHandler(services, options);
-  const serveStatic = createConsoleHandler(options.consoleDir ? { dir: options.consoleDir } : {});
+  const serveStatic = createConsoleHandler({
+    ...(options.consoleDir ? { dir: options.consoleDir } : {}),
+    signIn: options.consoleSignIn ?? null,
+  });
   const streams = new Set<ServerResponse>();
   const gateway = new GatewayHttp(
     {

@@ -41,6 +41,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     maxBodyBytes: config.maxBodyBytes,
     allowedOrigins: config.allowedOrigins,
     publicUrl: config.publicUrl,
+    consoleSignIn: config.consoleSignIn,
     draining: () => drain.draining,
     ...(metricsServer ? {} : { metrics: metricsAccess }),
   });

@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       drainTimeoutMs: 10_000,
       mcpApprovalHoldMs: 45_000,
       identity: null,
+      consoleSignIn: null,
     });
   });
 
@@ -106,6 +107,7 @@ describe('loadConfig', () => {
       mcpApprovalHoldMs: 20_000,
       publicUrl: 'https://tools.example',
       identity: null,
+      consoleSignIn: null,
     });
   });
 
@@ -207,5 +209,56 @@ describe('WORKSPACE_CONFIG', () => {
 
   it('refuses a file that is not JSON', () => {
     expect(() => loadConfig({ WORKSPACE_CONFIG: file('{nope') })).toThrow(ConfigError);
+  });
+});
+
+describe('OIDC_CONSOLE_*', () => {
+  const issuer = 'https://idp.example/realms/agents';
+
+  it('without a client id the console signs in with pasted tokens only', () => {
+    expect(loadConfig({}).consoleSignIn).toBeNull();
+  });
+
+  it('a client id turns sign-in with the IdP of OIDC_ISSUER on, with defaults', () => {
+    const config = loadConfig({
+      OIDC_ISSUER: issuer,
+      OIDC_AUDIENCE: 'ats',
+      OIDC_CONSOLE_CLIENT_ID: 'console',
+    });
+    expect(config.consoleSignIn).toEqual({
+      issuer,
+      clientId: 'console',
+      scope: 'openid profile email',
+      resource: null,
+      token: 'access_token',
+    });
+  });
+
+  it('reads the scope, resource and token kind', () => {
+    const config = loadConfig({
+      OIDC_ISSUER: issuer,
+      OIDC_AUDIENCE: 'ats',
+      OIDC_CONSOLE_CLIENT_ID: 'console',
+      OIDC_CONSOLE_SCOPE: 'openid email api://ats/approve',
+      OIDC_CONSOLE_RESOURCE: 'https://ats.example/',
+      OIDC_CONSOLE_TOKEN: 'id_token',
+    });
+    expect(config.consoleSignIn).toMatchObject({
+      scope: 'openid email api://ats/approve',
+      resource: 'https://ats.example/',
+      token: 'id_token',
+    });
+  });
+
+  it.each([
+    [
+      'a client id without an issuer',
+      { OIDC_CONSOLE_CLIENT_ID: 'console' },
+      /OIDC_ISSUER: required when OIDC_CONSOLE_CLIENT_ID is set/,
+    ],
+    ['a scope without openid', { OIDC_CONSOLE_SCOPE: 'email' }, /OIDC_CONSOLE_SCOPE: must include openid/],
+    ['another token kind', { OIDC_CONSOLE_TOKEN: 'refresh_token' }, /OIDC_CONSOLE_TOKEN: /],
+  ])('names the bad variable: %s', (_name, env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
   });
 });

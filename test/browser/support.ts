@@ -77,15 +77,18 @@ export class ConsoleServer {
   private constructor(
     private process: ServerProcess,
     readonly dataDir: string,
+    private readonly env: Record<string, string>,
   ) {}
 
-  static async start(): Promise<ConsoleServer> {
+  /** `env` adds to the server's environment (an IdP, say); `port` 0 picks a free one. */
+  static async start(options: { env?: Record<string, string>; port?: number } = {}): Promise<ConsoleServer> {
     const dataDir = mkdtempSync(join(tmpdir(), 'ats-browser-'));
-    return new ConsoleServer(await ConsoleServer.spawn(dataDir, 0), dataDir);
+    const env = options.env ?? {};
+    return new ConsoleServer(await ConsoleServer.spawn(dataDir, options.port ?? 0, env), dataDir, env);
   }
 
-  private static spawn(dataDir: string, port: number) {
-    return startServer({ DATA_DIR: dataDir, ADMIN_TOKEN, PORT: String(port) }, [
+  private static spawn(dataDir: string, port: number, env: Record<string, string>) {
+    return startServer({ ...env, DATA_DIR: dataDir, ADMIN_TOKEN, PORT: String(port) }, [
       'node_modules/.bin/tsx',
       'test/support/test-server.ts',
     ]);
@@ -112,7 +115,7 @@ export class ConsoleServer {
   async restart(): Promise<void> {
     const port = this.port;
     await this.kill();
-    this.process = await ConsoleServer.spawn(this.dataDir, port);
+    this.process = await ConsoleServer.spawn(this.dataDir, port, this.env);
   }
 
   async close(): Promise<void> {

@@ -24,6 +24,15 @@ describe('quorum (progress towards the approvals a call needs)', () => {
     });
   });
 
+  test('an approver who signed in with the IdP is listed by name and still recognised as this person', () => {
+    const annAtIdp = { role: 'APPROVER', name: 'Ann Example' };
+    const approvals = [{ decidedBy: 'approver:Ann Example', person: { displayName: 'Ann Example' } }];
+    expect(quorum({ approvalsRequired: 2, approvals }, annAtIdp)).toMatchObject({
+      approvedBy: ['Ann Example'],
+      mine: true,
+    });
+  });
+
   test('this person’s own approval is recognised by the name decision records use', () => {
     expect(actorName(ann)).toBe('approver:ann');
     expect(quorum({ approvalsRequired: 2, approvals: [{ decidedBy: 'approver:ann' }] }, ann).mine).toBe(true);

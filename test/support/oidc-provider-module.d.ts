@@ -5,7 +5,10 @@ declare module 'oidc-provider' {
 
   export interface KoaContextWithOIDC {
     path: string;
+    method: string;
     status: number;
+    type: string;
+    body: unknown;
     req: IncomingMessage;
     res: ServerResponse;
     redirect(url: string): void;

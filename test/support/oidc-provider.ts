@@ -111,7 +111,8 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
         Interaction: 600,
         IdToken: 600,
         RefreshToken: 3600,
-        AccessToken: 300,
+        // Read at each issue, so a test that shortens accessTokenTtlSeconds gets short tokens from then on.
+        AccessToken: () => idp.accessTokenTtlSeconds,
       },
       claims: {
         openid: ['sub'],
@@ -157,10 +158,32 @@ export async function startTestIdp(options: TestIdpOptions = {}): Promise<TestId
   return idp;
 }
 
-/** Logs in the person `login_hint` names and consents to everything asked for. */
+/** What a person types on the login page: a browser test signs in as a person would. */
+const LOGIN_PAGE = (action: string) =>
+  `<!doctype html><title>Test IdP sign-in</title><form method="post" action="${action}">` +
+  '<label>Account <input name="login" autofocus></label><button type="submit">Sign in</button></form>';
+
+async function formField(ctx: KoaContextWithOIDC, name: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
+  return new URLSearchParams(Buffer.concat(chunks).toString()).get(name) ?? '';
+}
+
+/**
+ * Logs in the person `login_hint` names (or, without one, the person typed on its login page)
+ * and consents to everything asked for.
+ */
 async function answerInteraction(provider: Provider, ctx: KoaContextWithOIDC): Promise<void> {
   const details = await provider.interactionDetails(ctx.req, ctx.res);
-  const accountId = details.session?.accountId ?? String(details.params.login_hint ?? '');
+  let accountId = details.session?.accountId ?? String(details.params.login_hint ?? '');
+  if (details.prompt.name === 'login' && accountId === '') {
+    if (ctx.method !== 'POST') {
+      ctx.type = 'html';
+      ctx.body = LOGIN_PAGE(ctx.path);
+      return;
+    }
+    accountId = await formField(ctx, 'login');
+  }
   let result: Record<string, unknown>;
   if (details.prompt.name === 'login') {
     result = { login: { accountId } };

@@ -2,14 +2,17 @@ import { graphql } from '../gql';
 
 export const MeQuery = graphql(`
   query Me {
-    me {
-      id
+    whoami {
       name
       role
       users
-      allUsers
       profiles
       userId
+      idp {
+        issuer
+        subject
+        displayName
+      }
     }
   }
 `);
@@ -28,6 +31,11 @@ export const QueueCallFields = graphql(`
     approvalsRequired
     approvals {
       decidedBy
+      person {
+        issuer
+        subject
+        displayName
+      }
       decidedAt
       reason
     }
@@ -39,6 +47,11 @@ export const QueueCallFields = graphql(`
     decision {
       approved
       decidedBy
+      person {
+        issuer
+        subject
+        displayName
+      }
       decidedAt
       reason
       feedback
@@ -110,6 +123,11 @@ export const ApproveMutation = graphql(`
       approvalsRequired
       approvals {
         decidedBy
+        person {
+          issuer
+          subject
+          displayName
+        }
       }
       replacedBy {
         id
@@ -208,10 +226,20 @@ export const BatchCallFields = graphql(`
     approvalsRequired
     approvals {
       decidedBy
+      person {
+        issuer
+        subject
+        displayName
+      }
     }
     decision {
       approved
       decidedBy
+      person {
+        issuer
+        subject
+        displayName
+      }
       reason
       feedback
     }
@@ -266,6 +294,11 @@ export const CallPageFields = graphql(`
     ...QueueCallFields
     edit {
       editedBy
+      person {
+        issuer
+        subject
+        displayName
+      }
       editedAt
       reason
       diff
@@ -347,6 +380,11 @@ export const RunQuery = graphql(`
             decision {
               approved
               decidedBy
+              person {
+                issuer
+                subject
+                displayName
+              }
               decidedAt
               reason
             }

@@ -1,6 +1,18 @@
 import { type FormEvent, useState } from 'react';
+import type { SignInConfig } from '../logic/oidc';
 
-export function SignIn({ onToken, error }: { onToken: (token: string) => void; error: string | null }) {
+export function SignIn({
+  onToken,
+  onIdp,
+  idp,
+  error,
+}: {
+  onToken: (token: string) => void;
+  onIdp: () => void;
+  /** The IdP this server signs people in with; null when none, undefined while asking the server. */
+  idp: SignInConfig | null | undefined;
+  error: string | null;
+}) {
   const [token, setToken] = useState('');
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -9,8 +21,24 @@ export function SignIn({ onToken, error }: { onToken: (token: string) => void; e
   return (
     <main className="sign-in">
       <h1>Approval console</h1>
+      {idp && (
+        <section className="idp">
+          <button type="button" data-testid="sign-in-idp" onClick={onIdp}>
+            Sign in with your company account
+          </button>
+          <p className="hint">
+            at <code>{new URL(idp.issuer).host}</code>; the session ends when the IdP says, and the console
+            then asks you to sign in again.
+          </p>
+        </section>
+      )}
+      {error && (
+        <p className="error" data-testid="sign-in-error" role="alert">
+          {error}
+        </p>
+      )}
       <form onSubmit={submit}>
-        <label htmlFor="token">API token</label>
+        <label htmlFor="token">{idp ? 'Or paste an API token' : 'API token'}</label>
         <input
           id="token"
           data-testid="token-input"
@@ -23,11 +51,6 @@ export function SignIn({ onToken, error }: { onToken: (token: string) => void; e
         <button type="submit" data-testid="sign-in" disabled={!token.trim()}>
           Sign in
         </button>
-        {error && (
-          <p className="error" data-testid="sign-in-error" role="alert">
-            {error}
-          </p>
-        )}
       </form>
       <p className="hint">
         The token stays in this tab only (session storage). An admin creates one with{' '}

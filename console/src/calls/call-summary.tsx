@@ -3,6 +3,7 @@ import { asPatch } from '../logic/json-patch';
 import { callHref, runHref } from '../route';
 import { PatchView } from '../run/diff-view';
 import { ArgumentsView } from '../text/arguments-view';
+import { Decider } from '../text/decider';
 import { LookalikeWarnings, Revealed } from '../text/revealed';
 
 const time = (iso: string) => new Date(iso).toLocaleString();
@@ -24,7 +25,8 @@ export function CallSummary({ call }: { call: CallPageFieldsFragment }) {
       {call.edit && (
         <div className="edit" data-testid="call-edit">
           <p>
-            Arguments edited by <strong>{call.edit.editedBy}</strong> at {time(call.edit.editedAt)}
+            Arguments edited by <Decider actor={call.edit.editedBy} person={call.edit.person} /> at{' '}
+            {time(call.edit.editedAt)}
             {call.edit.reason ? `: “${call.edit.reason}”` : ''}
           </p>
           <PatchView original={call.arguments} ops={asPatch(call.edit.diff)} />
@@ -50,8 +52,8 @@ export function CallSummary({ call }: { call: CallPageFieldsFragment }) {
       )}
       {decision && (
         <p className={`decision ${decision.approved ? 'approved' : 'denied'}`} data-testid="decision">
-          {decision.approved ? 'Approved' : 'Denied'} by <strong>{decision.decidedBy}</strong> at{' '}
-          {time(decision.decidedAt)}
+          {decision.approved ? 'Approved' : 'Denied'} by{' '}
+          <Decider actor={decision.decidedBy} person={decision.person} /> at {time(decision.decidedAt)}
           {decision.reason && (
             <>
               : “<Revealed text={decision.reason} />”

@@ -5,12 +5,13 @@
  */
 export interface QuorumCall {
   approvalsRequired?: number | null;
-  approvals?: ReadonlyArray<{ decidedBy: string }> | null;
+  approvals?: ReadonlyArray<{ decidedBy: string; person?: { displayName: string } | null }> | null;
 }
 
 export interface Quorum {
   required: number;
   count: number;
+  /** Who approved so far: a person's name when they signed in with the IdP, else the token's actor. */
   approvedBy: string[];
   /** This person's approval is among them. */
   mine: boolean;
@@ -23,13 +24,14 @@ export const actorName = (me: { role: string; name: string }) => `${me.role.toLo
 
 export function quorum(call: QuorumCall, me: { role: string; name: string }): Quorum {
   const required = Math.max(1, call.approvalsRequired ?? 1);
-  const approvedBy = (call.approvals ?? []).map((a) => a.decidedBy);
+  const approvals = call.approvals ?? [];
+  const approvedBy = approvals.map((a) => a.person?.displayName ?? a.decidedBy);
   const count = approvedBy.length;
   return {
     required,
     count,
     approvedBy,
-    mine: approvedBy.includes(actorName(me)),
+    mine: approvals.some((a) => a.decidedBy === actorName(me)),
     label:
       required === 1 && count === 0 ? null : `${count} of ${required} approval${required === 1 ? '' : 's'}`,
   };

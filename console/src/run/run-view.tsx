@@ -8,6 +8,7 @@ import type { RunViewQuery } from '../gql/graphql';
 import { elapsed, formatDuration, waitedFor } from '../logic/time';
 import { callHref } from '../route';
 import { ArgumentsView } from '../text/arguments-view';
+import { Decider, type Person } from '../text/decider';
 import { PolicyReason } from '../text/policy-reason';
 import { LookalikeWarnings } from '../text/revealed';
 import { useNow } from '../use-now';
@@ -75,8 +76,8 @@ function CallRow({ call, me, now }: { call: Call; me: Me; now: number }) {
       )}
       {decision && (
         <p className={`decision ${decision.approved ? 'approved' : 'denied'}`} data-testid="decision">
-          {decision.approved ? 'Approved' : 'Denied'} by <strong>{decision.decidedBy}</strong> at{' '}
-          {time(decision.decidedAt)}
+          {decision.approved ? 'Approved' : 'Denied'} by{' '}
+          <Decider actor={decision.decidedBy} person={decision.person} /> at {time(decision.decidedAt)}
           {decision.reason ? `: “${decision.reason}”` : ' (no reason given)'}
         </p>
       )}
@@ -103,13 +104,21 @@ function CallRow({ call, me, now }: { call: Call; me: Me; now: number }) {
   );
 }
 
+/** The person the IdP named on a decision's event (`payload.person`), when it came with an IdP token. */
+function personIn(payload: unknown): Person | null {
+  const person = (payload as { person?: Person } | null)?.person;
+  return person && typeof person.displayName === 'string' ? person : null;
+}
+
 function JournalRow({ event }: { event: JournalEntry }) {
   return (
     <li className="journal-event" data-testid="journal-event" data-seq={event.seq} data-type={event.type}>
       <span className="seq">#{event.seq}</span>
       <span className="at">{time(event.at)}</span>
       <span className="type">{event.type}</span>
-      <span className="actor">{event.actor}</span>
+      <span className="actor">
+        <Decider actor={event.actor} person={personIn(event.payload)} />
+      </span>
       {event.callId && <span className="muted">{event.callId}</span>}
       <details>
         <summary>payload</summary>

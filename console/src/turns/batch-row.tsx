@@ -3,6 +3,7 @@ import type { BatchCallFieldsFragment } from '../gql/graphql';
 import { isPending, type Verdict } from '../logic/batch';
 import { quorum } from '../logic/quorum';
 import { callHref } from '../route';
+import { Decider } from '../text/decider';
 
 /** One call of a turn: what it does, where it stands, and this person's choice for it. */
 export function BatchRow({
@@ -41,7 +42,12 @@ export function BatchRow({
           {call.status}
         </span>
         {progress.label && <span className="muted"> · {progress.label}</span>}
-        {call.decision && <span className="muted"> · {call.decision.decidedBy}</span>}
+        {call.decision && (
+          <span className="muted">
+            {' '}
+            · <Decider actor={call.decision.decidedBy} person={call.decision.person} />
+          </span>
+        )}
       </td>
       <td>
         {decides && isPending(call) && (

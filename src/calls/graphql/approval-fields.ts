@@ -1,7 +1,7 @@
 import type { ArgumentsEdit } from '../../core/tool-call.js';
 import { builder } from '../../graphql/builder.js';
 import type { ToolCallRow } from '../tables.js';
-import { ApprovalDecisionType, ApprovalRequestType, ToolCallType } from './tool-call.js';
+import { ApprovalDecisionType, ApprovalRequestType, DecidingPersonType, ToolCallType } from './tool-call.js';
 
 /** Approve with edits, quorum and the model turn a call came from (issue 14, items 1, 4 and 6). */
 
@@ -9,6 +9,12 @@ const ArgumentsEditType = builder.objectRef<ArgumentsEdit>('ArgumentsEdit').impl
   description: 'What a person changed on a call before approving it (on the EDITED call).',
   fields: (t) => ({
     editedBy: t.exposeString('editedBy', { description: 'The actor who edited and approved.' }),
+    person: t.field({
+      type: DecidingPersonType,
+      nullable: true,
+      description: 'Who edited, as the IdP named them; null when the edit was made with an API token.',
+      resolve: (e) => e.person ?? null,
+    }),
     editedAt: t.field({
       description: 'When.',
       type: 'DateTime',

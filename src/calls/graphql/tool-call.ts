@@ -1,6 +1,6 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { summarize } from '../../core/canonical-json.js';
-import { type DecisionRecord, toolCallStatuses } from '../../core/tool-call.js';
+import { type DecidingPerson, type DecisionRecord, toolCallStatuses } from '../../core/tool-call.js';
 import { builder, scopes } from '../../graphql/builder.js';
 import { decodeCursor, encodeCursor } from '../../graphql/keyset.js';
 import { JournalEventType } from '../../journal/graphql.js';
@@ -19,11 +19,32 @@ export const ToolCallStatusEnum = builder.enumType('ToolCallStatus', {
   values: toolCallStatuses,
 });
 
+export const DecidingPersonType = builder.objectRef<DecidingPerson>('DecidingPerson').implement({
+  description:
+    "The person the company's IdP named on the request that made a decision or an edit (signed in with the IdP, or sending an IdP token).",
+  fields: (t) => ({
+    issuer: t.exposeString('issuer', { description: "The IdP (its token's `iss`)." }),
+    subject: t.exposeString('subject', {
+      description:
+        "The person's stable id at that IdP (the `sub` claim): with issuer, who decided, for good.",
+    }),
+    displayName: t.exposeString('displayName', {
+      description: 'The name people read: the name, preferred_username or email claim.',
+    }),
+  }),
+});
+
 export const ApprovalDecisionType = builder.objectRef<DecisionRecord>('ApprovalDecision').implement({
   description: 'The one decision that counted on a call (an EXPIRED call has none: nobody decided).',
   fields: (t) => ({
     approved: t.exposeBoolean('approved', { description: 'true for approve, false for deny.' }),
     decidedBy: t.exposeString('decidedBy', { description: 'The actor who decided.' }),
+    person: t.field({
+      type: DecidingPersonType,
+      nullable: true,
+      description: 'Who decided, as the IdP named them; null when the decision was made with an API token.',
+      resolve: (d) => d.person ?? null,
+    }),
     reason: t.exposeString('reason', { nullable: true, description: 'Why, as the decider gave it.' }),
     feedback: t.string({
       nullable: true,

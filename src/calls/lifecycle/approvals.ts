@@ -5,7 +5,7 @@ import { approvalDenied, approvalExpired, denialResult, errorResult } from '../.
 import { conflict } from '../../core/errors.js';
 import { checkApprovalGrant, grantRequestFields } from '../../core/grant.js';
 import type { NewJournalEvent } from '../../core/journal-event.js';
-import type { DecisionRecord } from '../../core/tool-call.js';
+import { type DecisionRecord, personOf } from '../../core/tool-call.js';
 import { cutAt } from '../../core/unicode.js';
 import type { Db } from '../../db/client.js';
 import type { Tx } from '../../db/tx.js';
@@ -98,9 +98,13 @@ export async function recordApproval(db: Db, decisionOf: RecordedDecision): Prom
   }
   const actor = actorOf(principal);
   const reason = input.reason ?? null;
+  // Only a decision made with an IdP token names a person: records made with API tokens stay as they were.
+  const person = personOf(principal);
+  const named = person ? { person } : {};
   const decision: DecisionRecord = {
     approved,
     decidedBy: actor,
+    ...named,
     reason,
     decidedAt: new Date().toISOString(),
     argumentsHash: current.argumentsHash,
@@ -135,7 +139,7 @@ export async function recordApproval(db: Db, decisionOf: RecordedDecision): Prom
           runId: row!.runId,
           callId,
           actor,
-          payload: { approvedBy: actor, count: step.count, required: step.required, reason },
+          payload: { approvedBy: actor, ...named, count: step.count, required: step.required, reason },
         },
       ]);
       return row!;
@@ -148,6 +152,7 @@ export async function recordApproval(db: Db, decisionOf: RecordedDecision): Prom
       callId,
       actor,
       payload: {
+        ...named,
         reason,
         argumentsHash: decision.argumentsHash,
         ...(step.required > 1 ? { count: step.count, required: step.required } : {}),
@@ -204,6 +209,7 @@ async function deny(
       callId: pending.id,
       actor: decision.decidedBy,
       payload: {
+        ...(decision.person ? { person: decision.person } : {}),
         reason: decision.reason,
         argumentsHash: decision.argumentsHash,
         feedback: feedback && cutAt(feedback, JOURNAL_FEEDBACK_LENGTH),

@@ -5,7 +5,7 @@ import { actorOf, type Principal } from '../../core/auth.js';
 import { hashArguments, summarize } from '../../core/canonical-json.js';
 import { badInput, conflict } from '../../core/errors.js';
 import { validateAgainst } from '../../core/json-schema.js';
-import type { ArgumentsEdit, DecisionRecord } from '../../core/tool-call.js';
+import { type ArgumentsEdit, type DecisionRecord, personOf } from '../../core/tool-call.js';
 import type { Db } from '../../db/client.js';
 import type { Tx } from '../../db/tx.js';
 import { appendEvents } from '../../journal/append.js';
@@ -73,6 +73,8 @@ export async function editCall(
     });
   const availability = await deps.policy.availabilityOf([spec]);
   const actor = actorOf(principal);
+  const person = personOf(principal);
+  const named = person ? { person } : {};
   const now = new Date();
 
   return deps.db.transaction(async (tx) => {
@@ -111,6 +113,7 @@ export async function editCall(
     const approval: DecisionRecord = {
       approved: true,
       decidedBy: actor,
+      ...named,
       reason: request.reason,
       decidedAt: now.toISOString(),
       argumentsHash,
@@ -148,6 +151,7 @@ export async function editCall(
     const diff = jsonPatch.compare(original.arguments as object, edited);
     const edit: ArgumentsEdit = {
       editedBy: actor,
+      ...named,
       editedAt: now.toISOString(),
       reason: request.reason,
       diff,
@@ -185,6 +189,7 @@ function journalOf(
   edit: ArgumentsEdit,
   actor: string,
 ) {
+  const named = edit.person ? { person: edit.person } : {};
   const diffText = JSON.stringify(edit.diff);
   const diff =
     Buffer.byteLength(diffText) <= JOURNAL_DIFF_BYTES
@@ -199,7 +204,12 @@ function journalOf(
             runId: run.id,
             callId: replacement.id,
             actor,
-            payload: { reason: approval.reason, argumentsHash: approval.argumentsHash, editOf: original.id },
+            payload: {
+              ...named,
+              reason: approval.reason,
+              argumentsHash: approval.argumentsHash,
+              editOf: original.id,
+            },
           },
         ]
       : [
@@ -220,6 +230,7 @@ function journalOf(
             actor,
             payload: {
               approvedBy: actor,
+              ...named,
               count: 1,
               required: replacement.approvalsRequired,
               reason: approval.reason,
@@ -232,7 +243,7 @@ function journalOf(
       runId: run.id,
       callId: original.id,
       actor,
-      payload: { replacedBy: replacement.id, reason: edit.reason, ...diff },
+      payload: { ...named, replacedBy: replacement.id, reason: edit.reason, ...diff },
     },
     requestedEvent(replacement, replacement.arguments, actor, { replaces: original.id }),
     ...decided,

@@ -179,7 +179,7 @@ export function decideCall(input: CallDecisionInput): CallDecision {
  * same, and the decision is carried over naming the call it was made on.
  */
 function repeatDenied(prior: PriorDenial): CallDecision {
-  const { decidedBy, decidedAt, reason, argumentsHash } = prior.decision;
+  const { decidedBy, decidedAt, reason, argumentsHash, person } = prior.decision;
   // A carried-over decision names the call the person decided on, not the last repeat.
   const decidedOn = prior.decision.repeatOf ?? prior.callId;
   return {
@@ -192,7 +192,14 @@ function repeatDenied(prior: PriorDenial): CallDecision {
       {
         type: 'tool_call_denied',
         actor: 'system',
-        payload: { reason, repeatOf: decidedOn, decidedBy, decidedAt, argumentsHash },
+        payload: {
+          reason,
+          repeatOf: decidedOn,
+          decidedBy,
+          ...(person ? { person } : {}),
+          decidedAt,
+          argumentsHash,
+        },
       },
     ],
   };

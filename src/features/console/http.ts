@@ -8,11 +8,14 @@ import {
   readConsoleBuild,
 } from './console-files.js';
 import { graphiqlAsset } from './graphiql.js';
-import { setPageHeaders } from './page-headers.js';
+import { pageHeaders, setPageHeaders } from './page-headers.js';
+import { type ConsoleSignIn, connectSourcesOf, SIGN_IN_PATH, sendSignIn } from './sign-in.js';
 
 export interface ConsoleHandlerOptions {
   /** The built console (console/dist of this repository by default). */
   dir?: string;
+  /** Sign-in with the company's IdP; absent or null: API tokens only. */
+  signIn?: ConsoleSignIn | null;
 }
 
 /** Answers a request it serves and returns true; returns false for anything else (the API). */
@@ -43,11 +46,17 @@ function consolePath(pathname: string): string | null {
  */
 export function createConsoleHandler(options: ConsoleHandlerOptions = {}): StaticHandler {
   const dir = options.dir ?? defaultConsoleDir();
+  const signIn = options.signIn ?? null;
+  const consoleHeaders = pageHeaders(connectSourcesOf(signIn));
   let build: ConsoleBuild | null = null;
   return (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     const pathname = pathnameOf(req.url);
     if (pathname === null) return false;
+    if (pathname === SIGN_IN_PATH) {
+      sendSignIn(req, res, signIn);
+      return true;
+    }
     const graphiql = graphiqlAsset(pathname);
     if (graphiql) {
       setPageHeaders(res);
@@ -56,7 +65,7 @@ export function createConsoleHandler(options: ConsoleHandlerOptions = {}): Stati
     }
     const path = consolePath(pathname);
     if (path === null) return false;
-    setPageHeaders(res);
+    setPageHeaders(res, consoleHeaders);
     // Looked at again for each page load, so a rebuild next to a running server is picked up.
     if (!build || (path === '' && build.stamp !== buildStamp(dir))) build = readConsoleBuild(dir);
     if (!build) {

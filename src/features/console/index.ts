@@ -2,4 +2,5 @@
 
 export { renderGraphiQL } from './graphiql.js';
 export { type ConsoleHandlerOptions, createConsoleHandler, type StaticHandler } from './http.js';
-export { PAGE_HEADERS, PAGE_POLICY, setPageHeaders } from './page-headers.js';
+export { PAGE_HEADERS, PAGE_POLICY, pagePolicy, setPageHeaders } from './page-headers.js';
+export type { ConsoleSignIn } from './sign-in.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect } from 'vitest';
-import { PAGE_POLICY } from '../../../src/features/console/index.js';
+import { PAGE_POLICY, pagePolicy } from '../../../src/features/console/index.js';
 import { serverTest } from '../../support/app-server.js';
 
 const indexHtml =
@@ -147,6 +147,37 @@ describe('the console page', () => {
       expect(response.headers.get('referrer-policy')).toBe('no-referrer');
     },
   );
+
+  test('without an IdP, /console/sign-in.json says so and the page may fetch only from this server', async ({
+    origin,
+  }) => {
+    const { response, body } = await raw(`${origin}/console/sign-in.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(JSON.parse(body.toString())).toEqual({ oidc: null });
+    expect(PAGE_POLICY).toContain("connect-src 'self';");
+  });
+
+  test('with an IdP, /console/sign-in.json names it and the CSP lets the page reach its origin', async ({
+    serve,
+    builtDir,
+  }) => {
+    const signIn = {
+      issuer: 'https://idp.example/realms/agents',
+      clientId: 'approval-console',
+      scope: 'openid profile email',
+      resource: 'https://ats.example/',
+      token: 'access_token' as const,
+    };
+    const origin = new URL(await serve({ consoleDir: builtDir, consoleSignIn: signIn })).origin;
+    const { body } = await raw(`${origin}/console/sign-in.json`);
+    expect(JSON.parse(body.toString())).toEqual({ oidc: signIn });
+    const page = await raw(`${origin}/console/callback?code=c&state=s`);
+    expect(page.response.status).toBe(200);
+    expect(page.body.toString()).toBe(indexHtml);
+    expect(page.response.headers.get('content-security-policy')).toBe(pagePolicy(['https://idp.example']));
+    expect(pagePolicy(['https://idp.example'])).toContain("connect-src 'self' https://idp.example;");
+  });
 
   test('the API is still answered at /graphql', async ({ origin, tokens }) => {
     const response = await fetch(`${origin}/graphql`, {
