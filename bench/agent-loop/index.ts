@@ -71,7 +71,22 @@ async function measure(
 ) {
   const loopOnce = async () => {
     const began = performance.now();
-    const { runId } = await services.agentRuns.start(
+    // Waits on the journal as a client's subscription would, rather than polling the job: a poll
+    // every few milliseconds from every loop would load the database the loops are measured on.
+    let runId = '';
+    const early = new Set<string>();
+    let stoppedRun: () => void = () => {};
+    const stopped = new Promise<void>((resolve) => {
+      stoppedRun = resolve;
+    });
+    const unsubscribe = services.bus.subscribe((events) => {
+      for (const event of events)
+        if (event.type === 'agent_run_stopped' && event.runId) {
+          if (event.runId === runId) stoppedRun();
+          else early.add(event.runId);
+        }
+    });
+    ({ runId } = await services.agentRuns.start(
       {
         run: {},
         connection: 'bench',
@@ -80,15 +95,12 @@ async function measure(
         maxRounds: rounds,
       },
       principal,
-    );
-    for (;;) {
-      const job = await services.agentRuns.get(runId, principal);
-      if (job?.status === 'STOPPED') {
-        if (job.stopReason !== 'max_rounds') throw new Error(`loop ${runId} stopped: ${job.stopReason}`);
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 2));
-    }
+    ));
+    if (early.has(runId)) stoppedRun();
+    await stopped;
+    unsubscribe();
+    const job = await services.agentRuns.get(runId, principal);
+    if (job?.stopReason !== 'max_rounds') throw new Error(`loop ${runId} stopped: ${job?.stopReason}`);
     const total = performance.now() - began;
     const model = (await services.agentRuns.rounds(runId)).reduce((sum, r) => sum + r.durationMs, 0);
     return { total, model };

@@ -36,8 +36,8 @@ async function flatOut(writers: number, seconds: number, task: (w: number) => Pr
 /**
  * Samples pg_stat_activity on a connection of its own while `work` runs: how many of the
  * server's active backends wait on a lock. Appenders share no row since positions come from
- * transaction ids; what they still queue on is the NOTIFY queue's lock, which every notifying
- * transaction takes at commit (the floor below notifies too).
+ * transaction ids, and notify outside their transactions (one NOTIFY per process per round trip,
+ * src/journal/announce.ts); the floor below notifies in every transaction, as appends once did.
  */
 async function lockWaits<T>(
   url: string | null,

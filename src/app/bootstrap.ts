@@ -22,6 +22,7 @@ export async function bootstrap(
     extraTools,
     workspace: config.workspace,
     tokenCheckMs: config.tokenCheckMs,
+    busPollMs: config.journalSafetyPollMs,
     approvalExpiryWarningMs: config.approvalExpiryWarningMs,
     linkSecret: config.linkSecret,
     gateway: { holdMs: config.mcpApprovalHoldMs },

@@ -34,6 +34,7 @@ const configSchema = z.object({
     .or(z.literal('').transform(() => undefined)),
   LOG_LEVEL: z.enum(logLevels).default('info'),
   TOKEN_CHECK_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
+  JOURNAL_SAFETY_POLL_MS: z.coerce.number().int().min(100).default(5_000),
   TOOL_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   LEASE_MS: z.coerce.number().int().min(100).default(30_000),
   APPROVAL_EXPIRY_WARNING_MS: z.coerce.number().int().min(0).default(60_000),
@@ -166,6 +167,8 @@ export type Config = {
   logLevel: (typeof logLevels)[number];
   /** How often each process re-checks the tokens of its open subscriptions (revoked, expired, rotated out). */
   tokenCheckMs: number;
+  /** How often each process reads the journal without a wake-up, for one a killed writer never sent. */
+  journalSafetyPollMs: number;
   /** Timeout of a tool call whose tool and policy set none. */
   toolTimeoutMs: number;
   /** How long a dispatch claim lasts without renewal; a dead process's calls are recovered after it. */
@@ -283,6 +286,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminToken: c.ADMIN_TOKEN,
     logLevel: c.LOG_LEVEL,
     tokenCheckMs: c.TOKEN_CHECK_INTERVAL_MS,
+    journalSafetyPollMs: c.JOURNAL_SAFETY_POLL_MS,
     toolTimeoutMs: c.TOOL_TIMEOUT_MS,
     leaseMs: c.LEASE_MS,
     approvalExpiryWarningMs: c.APPROVAL_EXPIRY_WARNING_MS,

@@ -81,6 +81,7 @@ import {
 } from '../features/workspace/index.js';
 import { checkWorkspacePath } from '../features/workspace/rules/paths.js';
 import { CharacterService, WorldInfoService, worldInfoTools } from '../features/worldinfo/index.js';
+import { JournalAnnouncer } from '../journal/announce.js';
 import { JournalBus } from '../journal/bus.js';
 import { Invalidations } from '../journal/invalidations.js';
 import { JournalService } from '../journal/service.js';
@@ -183,7 +184,8 @@ export interface ServiceOptions {
  */
 export function createServices(database: Database, logger: Logger, options: ServiceOptions = {}): Services {
   const db = database.db;
-  const bus = new JournalBus(database, logger, options.busPollMs);
+  const announcer = new JournalAnnouncer(database, logger);
+  const bus = new JournalBus(database, logger, { pollMs: options.busPollMs, origin: announcer.origin });
   const invalidations = new Invalidations(database, logger);
 
   const workspaceConfig = options.workspace ?? DEFAULT_WORKSPACE_CONFIG;
@@ -384,6 +386,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
       await mcpConnections.stop();
       await notifier.stop();
       await bus.stop();
+      announcer.stop();
       await invalidations.stop();
       unsubscribeMetrics();
     },

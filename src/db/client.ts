@@ -5,6 +5,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import { CommitHooks, type CommitTopic } from './commits.js';
 import * as schema from './schema.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -20,6 +21,9 @@ export interface Database {
   readonly driver: DbDriver;
   readonly db: Db;
   listen(channel: string, listener: Listener): Promise<() => Promise<void>>;
+  /** Runs `listener` after each commit of a transaction that touched `topic` (see commits.ts). */
+  onCommit(topic: CommitTopic, listener: () => Promise<void> | void): () => void;
+  /** Waits for what the commits' listeners started, then closes. */
   close(): Promise<void>;
 }
 
@@ -38,14 +42,20 @@ function openPostgres(url: string, max = 10): Database {
     connection: { application_name: 'agent-tool-system' },
   });
   const db = drizzlePostgres({ client: preparedStatements(sql), schema }) as unknown as Db;
+  const hooks = new CommitHooks();
+  hooks.install(db);
   return {
     driver: 'postgres',
     db,
+    onCommit: (topic, listener) => hooks.on(topic, listener),
     async listen(channel, listener) {
       const sub = await sql.listen(channel, listener.onNotify, listener.onListen);
       return () => sub.unlisten();
     },
-    close: () => sql.end({ timeout: 5 }),
+    async close() {
+      await hooks.settled();
+      await sql.end({ timeout: 5 });
+    },
   };
 }
 
@@ -90,15 +100,21 @@ async function openPglite(options: { dataDir?: string; loadDataDir?: Blob | File
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });
   const db = drizzlePglite({ client, schema }) as unknown as Db;
+  const hooks = new CommitHooks();
+  hooks.install(db);
   return {
     driver: 'pglite',
     db,
+    onCommit: (topic, listener) => hooks.on(topic, listener),
     async listen(channel, listener) {
       // PGlite is one in-process connection: a LISTEN is never dropped, so onListen fires once.
       const unlisten = await client.listen(channel, listener.onNotify);
       listener.onListen?.();
       return unlisten;
     },
-    close: () => client.close(),
+    async close() {
+      await hooks.settled();
+      await client.close();
+    },
   };
 }

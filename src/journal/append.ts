@@ -2,10 +2,9 @@ import { sql } from 'drizzle-orm';
 import { type JournalEvent, MAX_PAYLOAD_BYTES, type NewJournalEvent } from '../core/journal-event.js';
 import { cutAt } from '../core/unicode.js';
 import type { Db } from '../db/client.js';
+import { touch } from '../db/commits.js';
 import type { Executor, Tx } from '../db/tx.js';
 import type { journalEvents } from './tables.js';
-
-export const JOURNAL_CHANNEL = 'ats_journal';
 
 /** Top-level fields this small survive a cut payload: they say what the event is about. */
 const KEPT_FIELD_BYTES = 256;
@@ -44,8 +43,10 @@ const held = new WeakMap<object, NewJournalEvent[]>();
  * Appends events inside the caller's transaction. Their positions come from the transaction's id
  * (`ats_journal_positions`, migration 0019): unique without a lock that writers queue on, and in
  * order within the transaction. They are not in commit order across transactions, so readers
- * that resume from a position read below the horizon (`read.ts`). The NOTIFY (last position) is
- * delivered at commit. One statement: positions, rows and the NOTIFY are one round trip.
+ * that resume from a position read below the horizon (`read.ts`). One statement: positions and
+ * rows are one round trip. No NOTIFY here: one in every writing transaction would serialise the
+ * cluster's commits on Postgres' notification queue lock; the transaction is marked instead, and
+ * after its commit this process wakes its own bus and tells the others (`announce.ts`).
  */
 export async function appendEvents(tx: Executor, events: NewJournalEvent[]): Promise<void> {
   const waiting = held.get(tx);
@@ -68,15 +69,14 @@ async function writeEvents(tx: Executor, events: NewJournalEvent[]): Promise<voi
   await tx.execute(sql`
     with first as (
       select ats_journal_positions(${events.length}) as seq
-    ), written as (
-      insert into journal_events (seq, type, run_id, call_id, actor, payload)
-      select first.seq + e.position - 1, e.type, e.run_id, e.call_id, e.actor, e.payload
-      from first,
-        rows from (jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-          as (type text, run_id uuid, call_id uuid, actor text, payload jsonb))
-        with ordinality as e(type, run_id, call_id, actor, payload, position)
     )
-    select pg_notify(${JOURNAL_CHANNEL}, (first.seq + ${events.length - 1})::text) from first`);
+    insert into journal_events (seq, type, run_id, call_id, actor, payload)
+    select first.seq + e.position - 1, e.type, e.run_id, e.call_id, e.actor, e.payload
+    from first,
+      rows from (jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        as (type text, run_id uuid, call_id uuid, actor text, payload jsonb))
+      with ordinality as e(type, run_id, call_id, actor, payload, position)`);
+  touch('journal');
 }
 
 /**

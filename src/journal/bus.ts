@@ -2,7 +2,7 @@ import { Repeater } from 'graphql-yoga';
 import type { JournalEvent } from '../core/journal-event.js';
 import type { Logger } from '../core/logger.js';
 import type { Database } from '../db/client.js';
-import { JOURNAL_CHANNEL } from './append.js';
+import { JOURNAL_CHANNEL } from './announce.js';
 import {
   type JournalCursor,
   type JournalFilter,
@@ -18,13 +18,27 @@ const PAGE = 500;
 /** How soon to read again while committed events wait above the horizon, doubling up to the last. */
 const FIRST_SETTLE_MS = 2;
 const LAST_SETTLE_MS = 100;
+/**
+ * The safety read: what no wake-up announced (a writer killed between its commit and its NOTIFY).
+ * Every other read is woken: by this process's own commits, by other processes' NOTIFY, by a
+ * LISTEN (re-)established, and by the settle reads above.
+ */
+export const DEFAULT_BUS_POLL_MS = 5_000;
+
+export interface JournalBusOptions {
+  pollMs?: number;
+  /** This process's JournalAnnouncer: its NOTIFYs come back here and are skipped (the commit woke the bus). */
+  origin?: string;
+}
 
 /**
- * One per process. NOTIFY carries only a position; the bus reads each new batch of rows once and
- * fans it out in memory to every subscriber, so 1,000 dashboards cost one query per batch, not
- * 1,000. It reads below the horizon only (see `read.ts`), and again shortly while committed
- * events wait above it, since the transaction holding them back may end without a NOTIFY. A slow
- * periodic read covers notifications lost while a connection was down.
+ * One per process. It reads each new batch of rows once and fans it out in memory to every
+ * subscriber, so 1,000 dashboards cost one query per batch, not 1,000. It reads when this
+ * process commits events (at once, without a round trip) and when another process's
+ * JournalAnnouncer says it did (a NOTIFY naming only the process). It reads below the horizon only
+ * (see `read.ts`), and again shortly while committed events wait above it, since the transaction
+ * holding them back may end without a wake-up. A slow periodic read covers wake-ups lost while a
+ * connection was down or with a process that died before sending one.
  */
 export class JournalBus {
   private highWater: bigint | null = null;
@@ -35,21 +49,32 @@ export class JournalBus {
   private reading: Promise<void> | null = null;
   private readAgain = false;
   private unlisten: (() => Promise<void>) | null = null;
+  private offCommit: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private readonly pollMs: number;
+  private readonly origin: string | undefined;
 
   constructor(
     private readonly database: Database,
     private readonly logger: Logger,
-    private readonly pollMs = 2000,
-  ) {}
+    options: JournalBusOptions = {},
+  ) {
+    this.pollMs = options.pollMs ?? DEFAULT_BUS_POLL_MS;
+    this.origin = options.origin;
+  }
 
   async start(): Promise<void> {
     // Events that committed above the horizon before the start are delivered too, rather than
     // remembered as seen: a subscriber replaying from before them may stop short of them.
     this.highWater = (await journalHorizon(this.database.db)) - 1n;
+    this.offCommit = this.database.onCommit('journal', () => {
+      void this.pull();
+    });
     this.unlisten = await this.database.listen(JOURNAL_CHANNEL, {
-      onNotify: () => this.pull(),
-      onListen: () => this.pull(),
+      onNotify: (from) => {
+        if (from !== this.origin) void this.pull();
+      },
+      onListen: () => void this.pull(),
     });
     this.timer = setInterval(() => this.pull(), this.pollMs);
     this.timer.unref();
@@ -59,6 +84,7 @@ export class JournalBus {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     if (this.settleTimer) clearTimeout(this.settleTimer);
+    this.offCommit?.();
     await this.unlisten?.();
     await this.reading;
   }

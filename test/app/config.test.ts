@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       adminToken: undefined,
       logLevel: 'info',
       tokenCheckMs: 2_000,
+      journalSafetyPollMs: 5_000,
       toolTimeoutMs: 60_000,
       leaseMs: 30_000,
       approvalExpiryWarningMs: 60_000,
@@ -84,6 +85,7 @@ describe('loadConfig', () => {
       LINK_SECRET: 'a-link-signing-secret-of-32-chars!',
       MCP_APPROVAL_HOLD_MS: '20000',
       PUBLIC_URL: 'https://tools.example',
+      JOURNAL_SAFETY_POLL_MS: '250',
     });
     expect(config).toEqual({
       port: 8080,
@@ -93,6 +95,7 @@ describe('loadConfig', () => {
       adminToken: 'a-long-enough-secret',
       logLevel: 'debug',
       tokenCheckMs: 2_000,
+      journalSafetyPollMs: 250,
       toolTimeoutMs: 60_000,
       leaseMs: 30_000,
       approvalExpiryWarningMs: 5_000,

@@ -16,6 +16,8 @@ export interface BridgeOptions {
   connectionLeaseMs: number;
 }
 
+const STALE_CLEANUP_MS = 60_000;
+
 export const defaultBridgeOptions: BridgeOptions = { pollMs: 500, connectionLeaseMs: 15_000 };
 
 interface Connection {
@@ -52,6 +54,7 @@ export class BridgeHub {
   private timer: NodeJS.Timeout | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private polling = false;
+  private cleanedAt = 0;
 
   constructor(
     private readonly database: Database,
@@ -237,10 +240,14 @@ export class BridgeHub {
           .set({ expiresAt: sql`now() + ${this.options.connectionLeaseMs} * interval '1 millisecond'` })
           .where(inArray(extensionConnections.id, ids));
       }
-      // Rows of killed processes: long expired, they only take space.
-      await this.database.db
-        .delete(extensionConnections)
-        .where(lt(extensionConnections.expiresAt, sql`now() - interval '1 hour'`));
+      // Rows of killed processes: long expired, they only take space. Once a minute is plenty, and
+      // keeps an idle server from writing at every heartbeat.
+      if (Date.now() - this.cleanedAt >= STALE_CLEANUP_MS) {
+        this.cleanedAt = Date.now();
+        await this.database.db
+          .delete(extensionConnections)
+          .where(lt(extensionConnections.expiresAt, sql`now() - interval '1 hour'`));
+      }
     } catch (error) {
       this.logger.warn({ err: error }, 'extension connection renewal failed');
     }

@@ -19,11 +19,15 @@ import type { CallToRun } from './invocation.js';
 import { type LandingDeps, landOutcome, WORKER_ACTOR } from './land-outcome.js';
 import { recoverExpiredLeases } from './lease-recovery.js';
 import { callById } from './readable-call.js';
+import { SweepSchedule } from './sweep-timing.js';
 
 export interface DispatcherOptions extends ExecutionOptions {
   /** How long a claim holds before another process may recover the call. */
   leaseMs: number;
-  /** How often the background loop looks for work, expired approvals and expired leases. */
+  /**
+   * How often the background loop reads whether work fell due that no event announced (one
+   * read-only statement); deadlines the journal's events announce wake it on time.
+   */
   pollMs: number;
   /** A ready call this old was orphaned by its requester (crash between commit and dispatch). */
   orphanAfterMs: number;
@@ -34,7 +38,7 @@ export interface DispatcherOptions extends ExecutionOptions {
 export const defaultDispatcherOptions: DispatcherOptions = {
   leaseMs: 30_000,
   defaultTimeoutMs: 60_000,
-  pollMs: 1_000,
+  pollMs: 5_000,
   orphanAfterMs: 5_000,
   maxTotalTimeoutMs: 600_000,
   settleAfterAbortMs: 1_000,
@@ -63,9 +67,9 @@ export class Dispatcher {
   private readonly executions = new Map<string, Promise<ToolCallRow | null>>();
   /** Every dispatch under way in this process, so that stop() can wait for them to land. */
   private readonly inFlight = new Set<Promise<unknown>>();
-  private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private sweeping: Promise<void> | null = null;
+  private readonly schedule: SweepSchedule;
   private stopped = false;
 
   private readonly execution: ExecutionDeps;
@@ -90,19 +94,21 @@ export class Dispatcher {
     this.logger = logger;
     this.execution = { db, runs, registry, executors, logger, options };
     this.landing = { db, runs, logger, workerId: this.workerId };
+    this.schedule = new SweepSchedule({ db, logger, options, sweep: () => this.sweep() });
   }
 
-  /** Background work: recovery now, then on every poll; cancellations abort local calls. */
+  /**
+   * Background work: recovery now, then a sweep whenever work falls due (known from the events
+   * every process sees, and from a read every poll); cancellations abort local calls.
+   */
   start(): void {
     this.unsubscribe = this.bus.subscribe((events) => this.onEvents(events));
-    void this.sweep();
-    this.timer = setInterval(() => void this.sweep(), this.options.pollMs);
-    this.timer.unref();
+    this.schedule.start();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
+    this.schedule.stop();
     this.unsubscribe?.();
     for (const controller of this.running.values()) controller.abort(new Error('server shutting down'));
     await this.sweeping;
@@ -115,7 +121,7 @@ export class Dispatcher {
    */
   async drain(ms: number): Promise<boolean> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
+    this.schedule.stop();
     await this.sweeping;
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<false>((resolve) => {
@@ -146,10 +152,12 @@ export class Dispatcher {
       if (event.type === 'tool_call_cancelled' && event.callId)
         this.running.get(event.callId)?.abort(new Error('cancelled'));
     }
+    this.schedule.onEvents(events);
   }
 
   sweep(): Promise<void> {
     if (this.sweeping || this.stopped) return this.sweeping ?? Promise.resolve();
+    this.schedule.sweeping();
     this.sweeping = (async () => {
       try {
         await this.expireApprovals();
