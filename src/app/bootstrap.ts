@@ -24,6 +24,7 @@ export async function bootstrap(
     tokenCheckMs: config.tokenCheckMs,
     approvalExpiryWarningMs: config.approvalExpiryWarningMs,
     linkSecret: config.linkSecret,
+    credentials: config.credentials,
     gateway: { holdMs: config.mcpApprovalHoldMs },
   });
   if (config.adminToken) await services.tokens.ensureAdminToken(config.adminToken);

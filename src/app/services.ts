@@ -9,11 +9,16 @@ import {
   InvocationStore,
 } from '../bridge/extension/index.js';
 import {
+  CallerIdpTokens,
   type ConnectionOptions,
+  CredentialKeyRing,
   defaultConnectionOptions,
   McpConnectionManager,
   McpExecutor,
   McpServerService,
+  TokenExchange,
+  type TokenExchangeConfig,
+  UpstreamCredentials,
 } from '../bridge/mcp/index.js';
 import {
   ApprovalBatchService,
@@ -122,6 +127,9 @@ export interface Services {
   /** MCP server configuration (admin) and this process's connections to the servers. */
   mcpServers: McpServerService;
   mcpConnections: McpConnectionManager;
+  /** Each user's own credentials for upstream MCP servers (write-only), and the IdP tokens requests came with. */
+  upstreamCredentials: UpstreamCredentials;
+  callerIdpTokens: CallerIdpTokens;
   /** This process's Prometheus instruments, fed from the journal bus and read at /metrics. */
   metrics: Metrics;
   /** Model connections (admin) and the one HTTP client that calls them. */
@@ -154,6 +162,8 @@ export interface ServiceOptions {
   bridge?: Partial<BridgeOptions>;
   /** MCP connection timeouts and reconnect back-off. */
   mcp?: Partial<ConnectionOptions>;
+  /** CREDENTIALS_KEY (parsed) and this server's client for token exchange (null: none). */
+  credentials?: { keys: CredentialKeyRing; exchange: TokenExchangeConfig | null };
   /** How often open subscriptions' tokens are re-checked (TOKEN_CHECK_INTERVAL_MS). */
   tokenCheckMs?: number;
   /** How long a token's row is reused between requests (0: read on every request). */
@@ -231,13 +241,21 @@ export function createServices(database: Database, logger: Logger, options: Serv
     { ...defaultConnectionOptions, ...options.mcp },
   );
   mcpServers.onChange((name) => mcpConnections.reconcile(name));
+  const callerIdpTokens = new CallerIdpTokens();
+  const exchange = options.credentials?.exchange;
+  const upstreamCredentials = new UpstreamCredentials({
+    db,
+    keys: options.credentials?.keys ?? CredentialKeyRing.parse(undefined),
+    exchange: exchange ? new TokenExchange(exchange) : null,
+    callerTokens: callerIdpTokens,
+  });
 
   // One list of executors: the dispatcher runs calls on them, and policy offers only tools one of them can run now.
   const executors = traceExecutors([
     builtIns,
     extensions.executor,
     ...(options.executors ?? []),
-    new McpExecutor(mcpConnections),
+    new McpExecutor(mcpConnections, upstreamCredentials),
   ]);
   const availability = new ToolAvailability(executors);
   const registry = new RegistryService(db, invalidations, availability);
@@ -306,10 +324,16 @@ export function createServices(database: Database, logger: Logger, options: Serv
   const gatewaySessions = new GatewaySessions(db, runs);
   const gateway = {
     sessions: gatewaySessions,
-    calls: new GatewayCalls(db, calls, bus, gatewaySessions, {
-      ...defaultGatewayCallOptions,
-      ...options.gateway,
-    }),
+    calls: new GatewayCalls(
+      {
+        db,
+        calls,
+        bus,
+        sessions: gatewaySessions,
+        beforeCall: (principal, toolName) => upstreamCredentials.prepare(principal, toolName),
+      },
+      { ...defaultGatewayCallOptions, ...options.gateway },
+    ),
     listChanged: new ListChanged(policy, invalidations),
   };
   let unsubscribeMetrics = () => {};
@@ -341,6 +365,8 @@ export function createServices(database: Database, logger: Logger, options: Serv
     extensions,
     mcpServers,
     mcpConnections,
+    upstreamCredentials,
+    callerIdpTokens,
     metrics,
     modelConnections,
     providerClient,

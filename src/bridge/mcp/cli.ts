@@ -1,4 +1,6 @@
 import { type Command, UsageError } from '../../cli/command.js';
+import { credentialCommands } from './credentials/cli.js';
+import type { UpstreamCredentials } from './credentials/store.js';
 import type { McpConnectionManager } from './manager.js';
 import type { McpServerConfig } from './rules/mcp-server.js';
 import type { McpServerService } from './service.js';
@@ -43,7 +45,11 @@ const transportOptions = {
   },
 } as const;
 
-type McpCommand = Command<{ mcpServers: McpServerService; mcpConnections: McpConnectionManager }>;
+type McpCommand = Command<{
+  mcpServers: McpServerService;
+  mcpConnections: McpConnectionManager;
+  upstreamCredentials: UpstreamCredentials;
+}>;
 
 export const mcpCommands: McpCommand[] = [
   {
@@ -173,4 +179,5 @@ export const mcpCommands: McpCommand[] = [
       return 0;
     },
   },
+  ...credentialCommands,
 ];

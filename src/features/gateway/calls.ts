@@ -1,6 +1,7 @@
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import { readRunResource, type ToolCallService } from '../../calls/index.js';
 import type { ToolCallRow } from '../../calls/tables.js';
+import type { Principal } from '../../core/auth.js';
 import { hashArguments } from '../../core/canonical-json.js';
 import { DomainError } from '../../core/errors.js';
 import type { Db } from '../../db/client.js';
@@ -47,6 +48,20 @@ export interface Held {
   awaitTool: string | null;
 }
 
+/** What the gateway's calls are made with. */
+export interface GatewayCallDeps {
+  db: Db;
+  calls: ToolCallService;
+  bus: JournalBus;
+  sessions: GatewaySessions;
+  /**
+   * Runs before a call is requested, while the host's request (and any IdP token it carries) is at
+   * hand: a per-user upstream credential is exchanged here (issue 29), since the call may run after
+   * an approval, when the host's token has expired. A DomainError's message is the call's answer.
+   */
+  beforeCall: (principal: Principal, toolName: string) => Promise<void>;
+}
+
 const FINAL = new Set(['COMPLETED', 'FAILED', 'DENIED', 'EXPIRED', 'CANCELLED']);
 /** Ended without running: the answer says why, not the stored error result. */
 const UNRAN = new Set(['DENIED', 'EXPIRED', 'CANCELLED']);
@@ -58,13 +73,22 @@ const UNRAN = new Set(['DENIED', 'EXPIRED', 'CANCELLED']);
  * has been delivered once.
  */
 export class GatewayCalls {
+  private readonly db: Db;
+  private readonly calls: ToolCallService;
+  private readonly bus: JournalBus;
+  private readonly sessions: GatewaySessions;
+  private readonly beforeCall: GatewayCallDeps['beforeCall'];
+
   constructor(
-    private readonly db: Db,
-    private readonly calls: ToolCallService,
-    private readonly bus: JournalBus,
-    private readonly sessions: GatewaySessions,
+    { db, calls, bus, sessions, beforeCall }: GatewayCallDeps,
     private readonly options: GatewayCallOptions,
-  ) {}
+  ) {
+    this.db = db;
+    this.calls = calls;
+    this.bus = bus;
+    this.sessions = sessions;
+    this.beforeCall = beforeCall;
+  }
 
   async call(
     ctx: GatewayContext,
@@ -74,6 +98,12 @@ export class GatewayCalls {
   ): Promise<McpToolResult> {
     const userId = ctx.principal.userId ?? '';
     const argumentsHash = hashArguments(args);
+    try {
+      await this.beforeCall(ctx.principal, name);
+    } catch (error) {
+      if (DomainError.is(error)) return errorText(error.message);
+      throw error;
+    }
     // A second round only when another request delivered the outcome this one was waiting for.
     for (let round = 0; round < 3; round++) {
       let callId = await this.openPending(userId, name, argumentsHash);
