@@ -6,6 +6,7 @@ import {
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from './rules/mcp-server.js';
+import { userCallHeaders } from './rules/user-credential.js';
 
 const CLIENT_INFO = { name: 'agent-tool-system', version: '0.1.0' };
 
@@ -24,7 +25,7 @@ export async function callAsUser(
   header: readonly [string, string],
   call: { remoteName: string; args: Record<string, unknown>; options: RequestOptions },
 ): Promise<CallToolResult> {
-  const headers = { ...config.headers, [header[0]]: header[1] };
+  const headers = userCallHeaders(config.headers, header);
   const client = new Client(CLIENT_INFO, { capabilities: {} });
   try {
     await client.connect(

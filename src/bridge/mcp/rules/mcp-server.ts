@@ -193,5 +193,5 @@ export function mcpConfigProblem(config: Omit<McpServerConfig, 'createdAt' | 'up
     if (config.command !== null || config.args.length > 0 || Object.keys(config.env).length > 0 || config.cwd)
       return 'command, args, env and cwd are only for STDIO (switch the transport to use them)';
   }
-  return userCredentialProblem(config.transport, config.headers, config.userCredential);
+  return userCredentialProblem(config.transport, config.userCredential);
 }

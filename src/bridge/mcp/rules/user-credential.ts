@@ -68,24 +68,28 @@ export const credentialSecretSchema = z
   .refine((v) => !/[\r\n\0]/.test(v), 'must not contain line breaks or NUL')
   .refine((v) => !LONE_SURROGATE.test(v), 'must be well-formed Unicode');
 
-/** The header a call carries for this user; it replaces an admin header of the same name. */
+/** The header a call carries for this user. */
 export function credentialHeader(config: UserCredentialConfig, credential: string): [string, string] {
   return [config.header, config.scheme === 'BEARER' ? `Bearer ${credential}` : credential];
 }
 
-/**
- * Only an HTTP server can be sent a header per call, and the admin's own headers (what the shared
- * connection lists tools with) must not name the same header: which one wins would be a guess.
- */
+/** Only an HTTP server can be sent a header per call. */
 export function userCredentialProblem(
   transport: 'STDIO' | 'STREAMABLE_HTTP',
-  headers: Record<string, string>,
   config: UserCredentialConfig | null,
 ): string | null {
-  if (!config) return null;
-  if (transport !== 'STREAMABLE_HTTP') return 'userCredential: is only for STREAMABLE_HTTP';
-  const name = config.header.toLowerCase();
-  if (Object.keys(headers).some((h) => h.toLowerCase() === name))
-    return `userCredential: the header ${config.header} is also one of the server's headers; name another header or remove that one`;
-  return null;
+  return config && transport !== 'STREAMABLE_HTTP' ? 'userCredential: is only for STREAMABLE_HTTP' : null;
+}
+
+/**
+ * A user's call: the admin's headers with the user's credential in place of any admin header of
+ * the same name (compared without case). An admin header of that name is what the shared
+ * connection lists tools with (a service account's token); no user call ever carries it.
+ */
+export function userCallHeaders(
+  adminHeaders: Record<string, string>,
+  [name, value]: readonly [string, string],
+): Record<string, string> {
+  const kept = Object.entries(adminHeaders).filter(([h]) => h.toLowerCase() !== name.toLowerCase());
+  return { ...Object.fromEntries(kept), [name]: value };
 }
