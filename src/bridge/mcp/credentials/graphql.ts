@@ -99,9 +99,9 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   setUpstreamCredential: t.field({
     description:
-      "Sets the caller's own credential for a STORED-mode MCP server (replacing theirs); it can never be read back. FORBIDDEN for a token that acts for no user; FAILED_PRECONDITION when the server takes no stored credential or CREDENTIALS_KEY is unset. Any role whose token acts for a user.",
+      "Sets the caller's own credential for a STORED-mode MCP server (replacing theirs); it can never be read back. FAILED_PRECONDITION when the server takes no stored credential or CREDENTIALS_KEY is unset. Any token that acts for a user (FORBIDDEN otherwise).",
     type: UpstreamCredentialType,
-    authScopes: scopes.anyRole,
+    authScopes: scopes.self,
     args: {
       server: t.arg.string({ description: 'The MCP server.', required: true }),
       secret: t.arg.string({
@@ -114,16 +114,16 @@ builder.mutationFields((t) => ({
   }),
   connectUpstreamCredential: t.field({
     description:
-      "Exchanges the IdP token this request came with for a token of a TOKEN_EXCHANGE-mode server's audience and keeps it (encrypted, until it expires) for the caller's calls. FAILED_PRECONDITION when the request has no IdP token, the server exchanges no tokens, or the IdP refuses. Any role whose token acts for a user.",
+      "Exchanges the IdP token this request came with for a token of a TOKEN_EXCHANGE-mode server's audience and keeps it (encrypted, until it expires) for the caller's calls. FAILED_PRECONDITION when the request has no IdP token, the server exchanges no tokens, or the IdP refuses. Any token that acts for a user (FORBIDDEN otherwise).",
     type: UpstreamCredentialType,
-    authScopes: scopes.anyRole,
+    authScopes: scopes.self,
     args: { server: t.arg.string({ description: 'The MCP server.', required: true }) },
     resolve: (_root, args, ctx) => ctx.services.upstreamCredentials.connect(ctx.principal!, args.server),
   }),
   removeUpstreamCredential: t.boolean({
     description:
-      "Removes the caller's own credential for a server; false when there was none. Any role whose token acts for a user.",
-    authScopes: scopes.anyRole,
+      "Removes the caller's own credential for a server; false when there was none. Any token that acts for a user (FORBIDDEN otherwise).",
+    authScopes: scopes.self,
     args: { server: t.arg.string({ description: 'The MCP server.', required: true }) },
     resolve: (_root, args, ctx) => ctx.services.upstreamCredentials.remove(ctx.principal!, args.server),
   }),
