@@ -12,16 +12,23 @@ export interface PerUserMcpServer {
 }
 
 /**
- * An upstream that acts for each user: it takes `Bearer <token>` for any token in `accepted` (the
- * admin's listing token and each user's own), refuses others with 401, and its one tool `whoami`
+ * An upstream that acts for each user: it takes `Bearer <token>` for any token `accepted` (the
+ * admin's listing token and each user's own, or what a check of the token says), refuses others with 401, and its one tool `whoami`
  * answers with the `Authorization | X-User-Token` headers of the very request that called it.
  */
-export async function startPerUserMcpServer(accepted: readonly string[]): Promise<PerUserMcpServer> {
+export async function startPerUserMcpServer(
+  accepted: readonly string[] | ((token: string) => Promise<boolean>),
+): Promise<PerUserMcpServer> {
+  const accepts = async (authorization: string | undefined) => {
+    const token = authorization?.startsWith('Bearer ') ? authorization.slice(7) : null;
+    if (token === null) return false;
+    return typeof accepted === 'function' ? accepted(token) : accepted.includes(token);
+  };
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const authorizations: (string | undefined)[] = [];
   const http = createServer(async (req, res) => {
     authorizations.push(req.headers.authorization);
-    if (!accepted.some((token) => req.headers.authorization === `Bearer ${token}`)) {
+    if (!(await accepts(req.headers.authorization))) {
       res.writeHead(401, { 'www-authenticate': 'Bearer' }).end('unauthorized');
       return;
     }
