@@ -2,6 +2,7 @@ import { afterEach, describe, expect } from 'vitest';
 import type { Services } from '../../../../src/app/services.js';
 import { CredentialKeyRing } from '../../../../src/bridge/mcp/index.js';
 import { upstreamCredentials } from '../../../../src/bridge/mcp/tables.js';
+import { toolCalls } from '../../../../src/calls/tables.js';
 import { dbTest as test } from '../../../support/fixtures.js';
 import { agent, resultText } from '../../../support/lifecycle.js';
 import { addServer, allowMcp, callApproved, waitForState } from '../../../support/mcp.js';
@@ -26,6 +27,7 @@ async function setUp(testDb: { database: Services['database'] }) {
   });
   open.push(upstream);
   const services = await startServices(testDb.database, {
+    gateway: { holdMs: 0 },
     credentials: {
       keys: CredentialKeyRing.parse(TEST_CREDENTIALS_KEY),
       exchange: {
@@ -49,7 +51,58 @@ async function setUp(testDb: { database: Services['database'] }) {
   return { idp, upstream, services };
 }
 
+/** A host's tools/call as the MCP gateway makes it, for the agent principal. */
+function gatewayCall(services: Services, name: string) {
+  const ctx = {
+    principal: agent,
+    server: '',
+    profileId: 'p1',
+    session: null,
+    runHeader: null,
+    client: { name: 'host', version: '1' },
+  };
+  const held = {
+    signal: new AbortController().signal,
+    consoleUrl: (id: string) => `http://console/${id}`,
+    advertised: 'gh_whoami',
+    awaitTool: null,
+  };
+  return services.gateway.calls.call(ctx, name, {}, held);
+}
+
 describe('TOKEN_EXCHANGE: the user’s IdP token exchanged (RFC 8693) at a real oidc-provider', () => {
+  test('a gateway tools/call exchanges the host’s token before the call is requested and held', async ({
+    testDb,
+  }) => {
+    const { idp, services } = await setUp(testDb);
+    services.callerIdpTokens.remember(agent, { token: await idp.userToken('u1'), expiresAt: null });
+    const answer = await gatewayCall(services, 'mcp.gh.whoami');
+    expect(answer.content[0]).toMatchObject({
+      text: expect.stringMatching(/^This call is waiting for a person to approve it; it has not run yet\./),
+    });
+    expect(await services.upstreamCredentials.list()).toMatchObject([
+      { userId: 'u1', serverName: 'gh', source: 'TOKEN_EXCHANGE' },
+    ]);
+  });
+
+  test('an exchange the IdP refuses is the gateway call’s answer, and no call is requested', async ({
+    testDb,
+  }) => {
+    const { services } = await setUp(testDb);
+    services.callerIdpTokens.remember(agent, { token: 'forged', expiresAt: null });
+    const answer = await gatewayCall(services, 'mcp.gh.whoami');
+    expect(answer).toEqual({
+      isError: true,
+      content: [
+        {
+          type: 'text',
+          text: `the IdP refused the token exchange for ${AUDIENCE} (invalid_grant: grant request is invalid)`,
+        },
+      ],
+    });
+    expect(await services.database.db.select().from(toolCalls)).toEqual([]);
+  });
+
   test('before the call, the host’s token is exchanged for the upstream’s audience; the call carries the exchanged one, never the host’s', async ({
     testDb,
   }) => {
