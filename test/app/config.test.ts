@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/app/config.js';
+import { CredentialKeyRing } from '../../src/bridge/mcp/index.js';
 import { DEFAULT_WORKSPACE_CONFIG } from '../../src/features/workspace/rules/config.js';
+
+const KEYS = `k2:${Buffer.alloc(32, 2).toString('base64')},k1:${Buffer.alloc(32, 1).toString('base64')}`;
 
 describe('loadConfig', () => {
   it('has working defaults', () => {
@@ -26,6 +29,7 @@ describe('loadConfig', () => {
       tracing: null,
       drainTimeoutMs: 10_000,
       mcpApprovalHoldMs: 45_000,
+      credentials: { keys: CredentialKeyRing.parse(undefined), exchange: null },
     });
   });
 
@@ -45,6 +49,10 @@ describe('loadConfig', () => {
       LINK_SECRET: 'a-link-signing-secret-of-32-chars!',
       MCP_APPROVAL_HOLD_MS: '20000',
       PUBLIC_URL: 'https://tools.example',
+      CREDENTIALS_KEY: KEYS,
+      OIDC_ISSUER: 'https://idp.example/realms/ats',
+      TOKEN_EXCHANGE_CLIENT_ID: 'ats-gateway',
+      TOKEN_EXCHANGE_CLIENT_SECRET: 'exchange-secret',
     });
     expect(config).toEqual({
       port: 8080,
@@ -67,7 +75,23 @@ describe('loadConfig', () => {
       linkSecret: 'a-link-signing-secret-of-32-chars!',
       mcpApprovalHoldMs: 20_000,
       publicUrl: 'https://tools.example',
+      credentials: {
+        keys: CredentialKeyRing.parse(KEYS),
+        exchange: {
+          issuer: 'https://idp.example/realms/ats',
+          tokenEndpoint: null,
+          clientId: 'ats-gateway',
+          clientSecret: 'exchange-secret',
+        },
+      },
     });
+    expect(config.credentials.keys.currentId).toBe('k2');
+  });
+
+  it('refuses a CREDENTIALS_KEY entry that is not a 32-byte key, naming the variable and the key id only', () => {
+    expect(() => loadConfig({ CREDENTIALS_KEY: 'k1:c2hvcnQ=' })).toThrow(
+      'Invalid configuration:\n  CREDENTIALS_KEY: key k1 must be 32 bytes in base64 (openssl rand -base64 32), not 5',
+    );
   });
 
   it('refuses a PUBLIC_URL that is not an http(s) URL, naming it', () => {
