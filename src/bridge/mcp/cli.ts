@@ -26,7 +26,8 @@ function describe(server: McpServerConfig): string {
   const headers = Object.keys(server.headers).length
     ? `  headers: ${Object.keys(server.headers).join(', ')}`
     : '';
-  return `${server.name}  ${server.transport.toLowerCase()}  ${server.enabled ? 'enabled' : 'disabled'}  ${target}${env}${headers}`;
+  const perUser = server.userCredential ? `  per-user: ${server.userCredential.mode.toLowerCase()}` : '';
+  return `${server.name}  ${server.transport.toLowerCase()}  ${server.enabled ? 'enabled' : 'disabled'}  ${target}${env}${headers}${perUser}`;
 }
 
 const transportOptions = {
