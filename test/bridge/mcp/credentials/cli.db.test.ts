@@ -34,6 +34,23 @@ describe('mcp credential: the operator’s commands', () => {
     expect(removed.out).toEqual(['removed gh alice']);
   });
 
+  test('mcp add --user-credential configures how each user’s credential is sent', async ({ services }) => {
+    const added = await runCommand(mcpCommands, services, ['mcp', 'add', 'up'], {
+      url: 'http://127.0.0.1:9/mcp',
+      'user-credential': 'token_exchange',
+      audience: 'upstream-mcp',
+      'credential-scheme': 'bearer',
+    });
+    expect(added.out[0]).toMatch(/ {2}per-user: token_exchange$/);
+    expect((await services.mcpServers.require('up')).userCredential).toEqual({
+      mode: 'TOKEN_EXCHANGE',
+      header: 'Authorization',
+      scheme: 'BEARER',
+      audience: 'upstream-mcp',
+      scope: null,
+    });
+  });
+
   test('set without the variable in the environment is a usage error naming it', async ({ services }) => {
     await expect(
       runCommand(mcpCommands, services, ['mcp', 'credential', 'set', 'gh'], {
