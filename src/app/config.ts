@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { CredentialKeyRing, type TokenExchangeConfig } from '../bridge/mcp/index.js';
+import { CredentialKeyRing, type CredentialSettings } from '../bridge/mcp/index.js';
 import {
   DEFAULT_WORKSPACE_CONFIG,
   type WorkspaceConfig,
@@ -163,7 +163,7 @@ export type Config = {
   /** How long the MCP gateway holds a tools/call for a person's decision before the pending answer. */
   mcpApprovalHoldMs: number;
   /** Per-user upstream credentials: the keys they are encrypted with, and this server's token-exchange client. */
-  credentials: { keys: CredentialKeyRing; exchange: TokenExchangeConfig | null };
+  credentials: CredentialSettings;
   /** The server's public base URL (links, MCP resource metadata); unset: taken from each request's Host. */
   publicUrl: string | undefined;
 };

@@ -9,15 +9,14 @@ import {
   InvocationStore,
 } from '../bridge/extension/index.js';
 import {
-  CallerIdpTokens,
+  type CallerIdpTokens,
   type ConnectionOptions,
   CredentialKeyRing,
+  type CredentialSettings,
   defaultConnectionOptions,
   McpConnectionManager,
   McpExecutor,
   McpServerService,
-  TokenExchange,
-  type TokenExchangeConfig,
   UpstreamCredentials,
 } from '../bridge/mcp/index.js';
 import {
@@ -163,7 +162,7 @@ export interface ServiceOptions {
   /** MCP connection timeouts and reconnect back-off. */
   mcp?: Partial<ConnectionOptions>;
   /** CREDENTIALS_KEY (parsed) and this server's client for token exchange (null: none). */
-  credentials?: { keys: CredentialKeyRing; exchange: TokenExchangeConfig | null };
+  credentials?: CredentialSettings;
   /** How often open subscriptions' tokens are re-checked (TOKEN_CHECK_INTERVAL_MS). */
   tokenCheckMs?: number;
   /** How long a token's row is reused between requests (0: read on every request). */
@@ -241,14 +240,8 @@ export function createServices(database: Database, logger: Logger, options: Serv
     { ...defaultConnectionOptions, ...options.mcp },
   );
   mcpServers.onChange((name) => mcpConnections.reconcile(name));
-  const callerIdpTokens = new CallerIdpTokens();
-  const exchange = options.credentials?.exchange;
-  const upstreamCredentials = new UpstreamCredentials({
-    db,
-    keys: options.credentials?.keys ?? CredentialKeyRing.parse(undefined),
-    exchange: exchange ? new TokenExchange(exchange) : null,
-    callerTokens: callerIdpTokens,
-  });
+  const credentials = options.credentials ?? { keys: CredentialKeyRing.parse(undefined), exchange: null };
+  const upstreamCredentials = new UpstreamCredentials(db, credentials.keys, credentials.exchange);
 
   // One list of executors: the dispatcher runs calls on them, and policy offers only tools one of them can run now.
   const executors = traceExecutors([
@@ -366,7 +359,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
     mcpServers,
     mcpConnections,
     upstreamCredentials,
-    callerIdpTokens,
+    callerIdpTokens: upstreamCredentials.callerTokens,
     metrics,
     modelConnections,
     providerClient,

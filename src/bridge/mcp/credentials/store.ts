@@ -5,9 +5,9 @@ import { parseInput } from '../../../core/parse-input.js';
 import type { Db } from '../../../db/client.js';
 import { credentialSecretSchema, type UserCredentialConfig } from '../rules/user-credential.js';
 import { mcpServers, upstreamCredentials } from '../tables.js';
-import type { CallerIdpTokens } from './caller-tokens.js';
+import { CallerIdpTokens } from './caller-tokens.js';
 import { CredentialKeyError, type CredentialKeyRing } from './key-ring.js';
-import { type TokenExchange, TokenExchangeError } from './token-exchange.js';
+import { TokenExchange, type TokenExchangeConfig, TokenExchangeError } from './token-exchange.js';
 
 /** What anyone may see of a credential: that it exists, whose, for which server, and when. */
 export interface CredentialMetadata {
@@ -37,12 +37,10 @@ const metadataColumns = {
   expiresAt: upstreamCredentials.expiresAt,
 };
 
-export interface UpstreamCredentialDeps {
-  db: Db;
+/** CREDENTIALS_KEY, parsed, and this server's client for token exchange (null: none). */
+export interface CredentialSettings {
   keys: CredentialKeyRing;
-  /** Null when this server has no client at an IdP (TOKEN_EXCHANGE_CLIENT_ID unset). */
-  exchange: TokenExchange | null;
-  callerTokens: CallerIdpTokens;
+  exchange: TokenExchangeConfig | null;
 }
 
 /**
@@ -51,16 +49,16 @@ export interface UpstreamCredentialDeps {
  * upstream with the user's own call.
  */
 export class UpstreamCredentials {
-  private readonly db: Db;
-  private readonly keys: CredentialKeyRing;
   private readonly exchanger: TokenExchange | null;
-  private readonly callerTokens: CallerIdpTokens;
+  /** The port the authenticator of IdP tokens fills (see caller-tokens.ts). */
+  readonly callerTokens = new CallerIdpTokens();
 
-  constructor({ db, keys, exchange, callerTokens }: UpstreamCredentialDeps) {
-    this.db = db;
-    this.keys = keys;
-    this.exchanger = exchange;
-    this.callerTokens = callerTokens;
+  constructor(
+    private readonly db: Db,
+    private readonly keys: CredentialKeyRing,
+    exchange: TokenExchangeConfig | null,
+  ) {
+    this.exchanger = exchange ? new TokenExchange(exchange) : null;
   }
 
   /** The caller sets their own STORED credential for a server; it replaces the one before. */

@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect } from 'vitest';
 import type { Services } from '../../../../src/app/services.js';
-import { CallerIdpTokens } from '../../../../src/bridge/mcp/credentials/caller-tokens.js';
 import { CredentialKeyRing, UpstreamCredentials } from '../../../../src/bridge/mcp/index.js';
 import { upstreamCredentials } from '../../../../src/bridge/mcp/tables.js';
 import { dbTest as test } from '../../../support/fixtures.js';
@@ -17,12 +16,7 @@ const storedServer = {
 };
 
 function credentialsWith(services: Services, keys: string) {
-  return new UpstreamCredentials({
-    db: services.database.db,
-    keys: CredentialKeyRing.parse(keys),
-    exchange: null,
-    callerTokens: new CallerIdpTokens(),
-  });
+  return new UpstreamCredentials(services.database.db, CredentialKeyRing.parse(keys), null);
 }
 
 const config = {
