@@ -25,6 +25,7 @@ export async function bootstrap(
     busPollMs: config.journalSafetyPollMs,
     approvalExpiryWarningMs: config.approvalExpiryWarningMs,
     linkSecret: config.linkSecret,
+    credentials: config.credentials,
     gateway: { holdMs: config.mcpApprovalHoldMs },
     identity: config.identity,
   });

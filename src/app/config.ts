@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { CredentialKeyRing, type CredentialSettings } from '../bridge/mcp/index.js';
 import type { ConsoleSignIn } from '../features/console/index.js';
 import {
   claimMappingSchema,
@@ -76,6 +77,29 @@ const configSchema = z.object({
     .optional()
     .or(z.literal('').transform(() => undefined)),
   MCP_APPROVAL_HOLD_MS: z.coerce.number().int().min(0).max(600_000).default(45_000),
+  CREDENTIALS_KEY: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      try {
+        return CredentialKeyRing.parse(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  TOKEN_EXCHANGE_ENDPOINT: z
+    .url()
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  TOKEN_EXCHANGE_CLIENT_ID: z
+    .string()
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  TOKEN_EXCHANGE_CLIENT_SECRET: z
+    .string()
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
   PUBLIC_URL: z
     .url()
     .regex(/^https?:\/\//, 'must be an http:// or https:// URL')
@@ -193,6 +217,8 @@ export type Config = {
   linkSecret: string | undefined;
   /** How long the MCP gateway holds a tools/call for a person's decision before the pending answer. */
   mcpApprovalHoldMs: number;
+  /** Per-user upstream credentials: the keys they are encrypted with, and this server's token-exchange client. */
+  credentials: CredentialSettings;
   /** The server's public base URL (links, MCP resource metadata); unset: taken from each request's Host. */
   publicUrl: string | undefined;
   /** OIDC_*: IdP tokens accepted beside API tokens; null (no OIDC_ISSUER): API tokens only. */
@@ -306,5 +332,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: c.PUBLIC_URL,
     identity: identityFrom(c),
     consoleSignIn: consoleSignInFrom(c),
+    credentials: {
+      keys: c.CREDENTIALS_KEY,
+      exchange: c.TOKEN_EXCHANGE_CLIENT_ID
+        ? {
+            issuer: c.OIDC_ISSUER ?? null,
+            tokenEndpoint: c.TOKEN_EXCHANGE_ENDPOINT ?? null,
+            clientId: c.TOKEN_EXCHANGE_CLIENT_ID,
+            clientSecret: c.TOKEN_EXCHANGE_CLIENT_SECRET ?? '',
+          }
+        : null,
+    },
   };
 }

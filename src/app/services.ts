@@ -9,11 +9,15 @@ import {
   InvocationStore,
 } from '../bridge/extension/index.js';
 import {
+  type CallerIdpTokens,
   type ConnectionOptions,
+  CredentialKeyRing,
+  type CredentialSettings,
   defaultConnectionOptions,
   McpConnectionManager,
   McpExecutor,
   McpServerService,
+  UpstreamCredentials,
 } from '../bridge/mcp/index.js';
 import {
   ApprovalBatchService,
@@ -126,6 +130,9 @@ export interface Services {
   /** MCP server configuration (admin) and this process's connections to the servers. */
   mcpServers: McpServerService;
   mcpConnections: McpConnectionManager;
+  /** Each user's own credentials for upstream MCP servers (write-only), and the IdP tokens requests came with. */
+  upstreamCredentials: UpstreamCredentials;
+  callerIdpTokens: CallerIdpTokens;
   /** This process's Prometheus instruments, fed from the journal bus and read at /metrics. */
   metrics: Metrics;
   /** Model connections (admin) and the one HTTP client that calls them. */
@@ -158,6 +165,8 @@ export interface ServiceOptions {
   bridge?: Partial<BridgeOptions>;
   /** MCP connection timeouts and reconnect back-off. */
   mcp?: Partial<ConnectionOptions>;
+  /** CREDENTIALS_KEY (parsed) and this server's client for token exchange (null: none). */
+  credentials?: CredentialSettings;
   /** How often open subscriptions' tokens are re-checked (TOKEN_CHECK_INTERVAL_MS). */
   tokenCheckMs?: number;
   /** How long a token's row is reused between requests (0: read on every request). */
@@ -220,7 +229,12 @@ export function createServices(database: Database, logger: Logger, options: Serv
 
   const extensionStore = new InvocationStore(db);
   const tokens = new TokenService(db, invalidations, logger, options.tokenCacheMs);
-  const identity = new IdentityService(db, tokens, options.identity ?? null, logger);
+  const credentials = options.credentials ?? { keys: CredentialKeyRing.parse(undefined), exchange: null };
+  const upstreamCredentials = new UpstreamCredentials(db, credentials.keys, credentials.exchange);
+  const identity = new IdentityService(db, tokens, options.identity ?? null, {
+    logger,
+    idpTokens: upstreamCredentials.callerTokens,
+  });
   const tokenWatch = new TokenWatch(tokens, logger, options.tokenCheckMs ?? DEFAULT_TOKEN_CHECK_INTERVAL_MS);
   const extensionHub = new BridgeHub(database, extensionStore, logger, {
     ...defaultBridgeOptions,
@@ -245,7 +259,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
     builtIns,
     extensions.executor,
     ...(options.executors ?? []),
-    new McpExecutor(mcpConnections),
+    new McpExecutor(mcpConnections, upstreamCredentials),
   ]);
   const availability = new ToolAvailability(executors);
   const registry = new RegistryService(db, invalidations, availability);
@@ -314,10 +328,16 @@ export function createServices(database: Database, logger: Logger, options: Serv
   const gatewaySessions = new GatewaySessions(db, runs);
   const gateway = {
     sessions: gatewaySessions,
-    calls: new GatewayCalls(db, calls, bus, gatewaySessions, {
-      ...defaultGatewayCallOptions,
-      ...options.gateway,
-    }),
+    calls: new GatewayCalls(
+      {
+        db,
+        calls,
+        bus,
+        sessions: gatewaySessions,
+        beforeCall: (principal, toolName) => upstreamCredentials.prepare(principal, toolName),
+      },
+      { ...defaultGatewayCallOptions, ...options.gateway },
+    ),
     listChanged: new ListChanged(policy, invalidations),
   };
   let unsubscribeMetrics = () => {};
@@ -350,6 +370,8 @@ export function createServices(database: Database, logger: Logger, options: Serv
     extensions,
     mcpServers,
     mcpConnections,
+    upstreamCredentials,
+    callerIdpTokens: upstreamCredentials.callerTokens,
     metrics,
     modelConnections,
     providerClient,

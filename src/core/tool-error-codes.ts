@@ -135,6 +135,24 @@ export const toolErrorCodes = {
     meaning:
       'The MCP server refused the call with a JSON-RPC error (its code in `structured.error.jsonRpcCode`) or sent a malformed result.',
   },
+  upstream_credential_missing: {
+    source: 'bridges',
+    kinds: ['RECOVERABLE'],
+    meaning:
+      "The tool's MCP server acts for each user with their own credential and the run's user has none that can be used (never set, or the token exchanged for it expired); the message says how the person connects it.",
+  },
+  upstream_credential_rejected: {
+    source: 'bridges',
+    kinds: ['RECOVERABLE'],
+    meaning:
+      "The MCP server answered 401 or 403 to the user's own credential; the message says how the person connects a new one.",
+  },
+  upstream_credential_unreadable: {
+    source: 'bridges',
+    kinds: ['RECOVERABLE'],
+    meaning:
+      "The user's stored credential does not decrypt with CREDENTIALS_KEY (its key id is not held, or the key under that id differs); an admin fixes the key, or the user sets the credential again.",
+  },
   no_chat: {
     source: 'chat',
     kinds: ['RECOVERABLE'],

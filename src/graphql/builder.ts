@@ -10,7 +10,7 @@ type RoleScopes = { [R in Lowercase<Role>]: boolean };
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
-  AuthScopes: RoleScopes & { authenticated: boolean };
+  AuthScopes: RoleScopes & { authenticated: boolean; user: boolean };
   DefaultFieldNullability: false;
   Scalars: {
     JSON: { Input: unknown; Output: unknown };
@@ -27,6 +27,8 @@ export const builder = new SchemaBuilder<{
       const role = ctx.principal?.role;
       return {
         authenticated: role !== undefined,
+        // The principal acts for one user (an AGENT token's, or a person's IdP identity): what is "their own".
+        user: ctx.principal?.userId != null,
         admin: role === 'ADMIN',
         host: role === 'HOST',
         approver: role === 'APPROVER',
@@ -100,6 +102,8 @@ export const scopes = {
   deciders: { admin: true, approver: true },
   agents: { admin: true, host: true, agent: true },
   anyRole: { authenticated: true },
+  /** Whoever acts for one user, on that user's own things (their upstream credentials). */
+  self: { user: true },
 } as const;
 
 builder.queryType({

@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/app/config.js';
+import { CredentialKeyRing } from '../../src/bridge/mcp/index.js';
 import { DEFAULT_WORKSPACE_CONFIG } from '../../src/features/workspace/rules/config.js';
+
+const KEYS = `k2:${Buffer.alloc(32, 2).toString('base64')},k1:${Buffer.alloc(32, 1).toString('base64')}`;
 
 describe('loadConfig', () => {
   it('has working defaults', () => {
@@ -29,6 +32,7 @@ describe('loadConfig', () => {
       mcpApprovalHoldMs: 45_000,
       identity: null,
       consoleSignIn: null,
+      credentials: { keys: CredentialKeyRing.parse(undefined), exchange: null },
     });
   });
 
@@ -86,6 +90,10 @@ describe('loadConfig', () => {
       MCP_APPROVAL_HOLD_MS: '20000',
       PUBLIC_URL: 'https://tools.example',
       JOURNAL_SAFETY_POLL_MS: '250',
+      CREDENTIALS_KEY: KEYS,
+      TOKEN_EXCHANGE_ENDPOINT: 'https://idp.example/token',
+      TOKEN_EXCHANGE_CLIENT_ID: 'ats-gateway',
+      TOKEN_EXCHANGE_CLIENT_SECRET: 'exchange-secret',
     });
     expect(config).toEqual({
       port: 8080,
@@ -111,7 +119,23 @@ describe('loadConfig', () => {
       publicUrl: 'https://tools.example',
       identity: null,
       consoleSignIn: null,
+      credentials: {
+        keys: CredentialKeyRing.parse(KEYS),
+        exchange: {
+          issuer: 'https://idp.example/realms/ats',
+          tokenEndpoint: null,
+          clientId: 'ats-gateway',
+          clientSecret: 'exchange-secret',
+        },
+      },
     });
+    expect(config.credentials.keys.currentId).toBe('k2');
+  });
+
+  it('refuses a CREDENTIALS_KEY entry that is not a 32-byte key, naming the variable and the key id only', () => {
+    expect(() => loadConfig({ CREDENTIALS_KEY: 'k1:c2hvcnQ=' })).toThrow(
+      'Invalid configuration:\n  CREDENTIALS_KEY: key k1 must be 32 bytes in base64 (openssl rand -base64 32), not 5',
+    );
   });
 
   it('refuses a PUBLIC_URL that is not an http(s) URL, naming it', () => {

@@ -118,6 +118,28 @@ const operations: Operation[] = [
     document: 'mutation { refreshMcpServer(name: "nope") { changes { added } } }',
     allowed: ['ADMIN'],
   },
+  { field: 'myUpstreamCredentials', document: '{ myUpstreamCredentials { server } }', allowed: ALL },
+  { field: 'upstreamCredentials', document: '{ upstreamCredentials { server } }', allowed: ['ADMIN'] },
+  {
+    field: 'setUpstreamCredential',
+    document: 'mutation { setUpstreamCredential(server: "nope", secret: "s") { server } }',
+    allowed: ['AGENT'],
+  },
+  {
+    field: 'connectUpstreamCredential',
+    document: 'mutation { connectUpstreamCredential(server: "nope") { server } }',
+    allowed: ['AGENT'],
+  },
+  {
+    field: 'removeUpstreamCredential',
+    document: 'mutation { removeUpstreamCredential(server: "nope") }',
+    allowed: ['AGENT'],
+  },
+  {
+    field: 'reencryptUpstreamCredentials',
+    document: 'mutation { reencryptUpstreamCredentials }',
+    allowed: ['ADMIN'],
+  },
   { field: 'modelConnections', document: '{ modelConnections { name } }', allowed: ['ADMIN'] },
   {
     field: 'modelConnection',

@@ -1,4 +1,6 @@
 import { type Command, UsageError } from '../../cli/command.js';
+import { credentialCommands } from './credentials/cli.js';
+import type { UpstreamCredentials } from './credentials/store.js';
 import type { McpConnectionManager } from './manager.js';
 import type { McpServerConfig } from './rules/mcp-server.js';
 import type { McpServerService } from './service.js';
@@ -24,7 +26,8 @@ function describe(server: McpServerConfig): string {
   const headers = Object.keys(server.headers).length
     ? `  headers: ${Object.keys(server.headers).join(', ')}`
     : '';
-  return `${server.name}  ${server.transport.toLowerCase()}  ${server.enabled ? 'enabled' : 'disabled'}  ${target}${env}${headers}`;
+  const perUser = server.userCredential ? `  per-user: ${server.userCredential.mode.toLowerCase()}` : '';
+  return `${server.name}  ${server.transport.toLowerCase()}  ${server.enabled ? 'enabled' : 'disabled'}  ${target}${env}${headers}${perUser}`;
 }
 
 const transportOptions = {
@@ -41,16 +44,42 @@ const transportOptions = {
     multiple: true,
     description: 'STREAMABLE_HTTP: Name=value, repeatable (values are never shown)',
   },
+  'user-credential': {
+    type: 'string',
+    description: "STREAMABLE_HTTP: each user's calls carry their own credential: stored or token_exchange",
+  },
+  'credential-header': { type: 'string', description: 'the header it goes in (default Authorization)' },
+  'credential-scheme': { type: 'string', description: 'bearer (default) or raw' },
+  audience: { type: 'string', description: 'token_exchange: the audience asked of the IdP' },
+  scope: { type: 'string', description: 'token_exchange: the scope asked of the IdP' },
 } as const;
 
-type McpCommand = Command<{ mcpServers: McpServerService; mcpConnections: McpConnectionManager }>;
+/** The --user-credential options as the service's input; undefined when not given. */
+function userCredentialOf(values: Record<string, unknown>) {
+  const mode = values['user-credential'];
+  if (typeof mode !== 'string') return undefined;
+  const scheme = values['credential-scheme'];
+  return {
+    mode: mode.toUpperCase(),
+    header: values['credential-header'],
+    scheme: typeof scheme === 'string' ? scheme.toUpperCase() : undefined,
+    audience: values.audience,
+    scope: values.scope,
+  };
+}
+
+type McpCommand = Command<{
+  mcpServers: McpServerService;
+  mcpConnections: McpConnectionManager;
+  upstreamCredentials: UpstreamCredentials;
+}>;
 
 export const mcpCommands: McpCommand[] = [
   {
     path: ['mcp', 'add'],
     summary: 'Configure an MCP server (stdio with --command, or Streamable HTTP with --url).',
     usage:
-      'mcp add <name> (--command <cmd> [--env K=V]... [--cwd <dir>] [-- <args>...] | --url <url> [--header K=V]...) [--disabled]',
+      'mcp add <name> (--command <cmd> [--env K=V]... [--cwd <dir>] [-- <args>...] | --url <url> [--header K=V]... [--user-credential stored|token_exchange [--credential-header H] [--credential-scheme bearer|raw] [--audience A] [--scope S]]) [--disabled]',
     options: {
       ...transportOptions,
       disabled: { type: 'boolean', description: 'add it without connecting' },
@@ -69,6 +98,7 @@ export const mcpCommands: McpCommand[] = [
           cwd: values.cwd,
           url: values.url,
           headers: pairs(values.header, 'header'),
+          userCredential: userCredentialOf(values),
           enabled: values.disabled !== true,
         },
         CLI_ACTOR,
@@ -95,6 +125,7 @@ export const mcpCommands: McpCommand[] = [
           cwd: values.cwd,
           url: values.url,
           headers: pairs(values.header, 'header'),
+          userCredential: userCredentialOf(values),
         },
         CLI_ACTOR,
       );
@@ -173,4 +204,5 @@ export const mcpCommands: McpCommand[] = [
       return 0;
     },
   },
+  ...credentialCommands,
 ];

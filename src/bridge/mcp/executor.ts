@@ -4,8 +4,11 @@ import type { Unavailability } from '../../core/policy.js';
 import { RecoverableToolError } from '../../core/tool-errors.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import { type McpConnection, NotConnectedError } from './connection.js';
+import type { UpstreamCredentials } from './credentials/store.js';
 import type { McpConnectionManager } from './manager.js';
 import { outputOf } from './result-mapping.js';
+import { credentialHeader, type UserCredentialConfig } from './rules/user-credential.js';
+import { CredentialRefusedError, callAsUser } from './user-call.js';
 
 /**
  * The dispatcher owns the call's timeout (and restarts it when the server reports progress); the
@@ -22,7 +25,10 @@ function serverOf(toolName: string): string | null {
 
 /** Runs MCP tools over this process's connection to their server. */
 export class McpExecutor implements ToolExecutor {
-  constructor(private readonly manager: McpConnectionManager) {}
+  constructor(
+    private readonly manager: McpConnectionManager,
+    private readonly credentials: UpstreamCredentials,
+  ) {}
 
   canExecute(spec: ToolSpec): boolean {
     return spec.source === 'MCP' && serverOf(spec.name) !== null;
@@ -70,7 +76,9 @@ export class McpExecutor implements ToolExecutor {
         `The MCP server ${server} does not offer ${name} any more. Continue without it.`,
       );
     }
-    const relay = this.manager.relays.of(invocation.callId, name);
+    const perUser = connection.config.userCredential;
+    // A call with the user's own credential runs over a session of its own, which is not relayed.
+    const relay = perUser ? null : this.manager.relays.of(invocation.callId, name);
     let taken: Awaited<ReturnType<McpConnection['relaySession']>> = null;
     try {
       taken = relay ? await connection.relaySession(relay) : null;
@@ -81,25 +89,39 @@ export class McpExecutor implements ToolExecutor {
       );
     }
     const remaining = invocation.deadline ? Math.max(1, invocation.deadline.getTime() - Date.now()) : null;
+    const options = {
+      signal: invocation.signal,
+      ...(remaining !== null ? { timeout: remaining + SDK_TIMEOUT_GRACE_MS } : {}),
+      resetTimeoutOnProgress: true,
+      onprogress: ({ progress, total, message }: { progress: number; total?: number; message?: string }) => {
+        invocation.progress?.();
+        relay?.progress({
+          progress,
+          ...(total !== undefined ? { total } : {}),
+          ...(message ? { message } : {}),
+        });
+      },
+    };
+    const header = perUser ? await this.userHeader(invocation, server, perUser) : null;
     let result: Awaited<ReturnType<McpConnection['callTool']>>;
     let reuse = false;
     try {
-      result = await (taken?.session ?? connection).callTool(remote, invocation.arguments, {
-        signal: invocation.signal,
-        ...(remaining !== null ? { timeout: remaining + SDK_TIMEOUT_GRACE_MS } : {}),
-        resetTimeoutOnProgress: true,
-        onprogress: ({ progress, total, message }) => {
-          invocation.progress?.();
-          relay?.progress({
-            progress,
-            ...(total !== undefined ? { total } : {}),
-            ...(message ? { message } : {}),
-          });
-        },
-      });
+      result = header
+        ? await callAsUser(connection.config, header, {
+            remoteName: remote,
+            args: invocation.arguments,
+            options,
+          })
+        : await (taken?.session ?? connection).callTool(remote, invocation.arguments, options);
       reuse = true;
     } catch (error) {
-      throw failure(error, { invocation, server, connection, relayed: taken !== null });
+      if (error instanceof CredentialRefusedError) throw refused(invocation, server, perUser!);
+      throw failure(error, {
+        invocation,
+        server,
+        connection: header ? null : connection,
+        relayed: taken !== null,
+      });
     } finally {
       taken?.release(reuse);
     }
@@ -111,6 +133,38 @@ export class McpExecutor implements ToolExecutor {
     }
     return outputOf(result, invocation.storeResource);
   }
+
+  /** The run's user's credential as the server wants it sent, or a result telling the person how to connect it. */
+  private async userHeader(invocation: Invocation, server: string, config: UserCredentialConfig) {
+    const user = invocation.run.userId;
+    const found = await this.credentials.lookup(user, server, config);
+    if (found.ok) return credentialHeader(config, found.value);
+    if (found.unreadable)
+      throw new RecoverableToolError(
+        'upstream_credential_unreadable',
+        `The stored credential of ${user} for the MCP server ${server} cannot be used (${found.reason}), so ${invocation.spec.name} did not run. An admin must fix CREDENTIALS_KEY, or ${user} sets the credential again.`,
+      );
+    throw new RecoverableToolError(
+      'upstream_credential_missing',
+      `The MCP server ${server} acts for each user with their own credential, and ${
+        user ?? 'this run'
+      } has none that can be used (${found.reason}), so ${invocation.spec.name} did not run. ${howToConnect(server, config)} Then call it again.`,
+    );
+  }
+}
+
+/** What the person does to connect their credential; the model passes it on. */
+function howToConnect(server: string, config: UserCredentialConfig): string {
+  return config.mode === 'STORED'
+    ? `The user sets it once with the GraphQL mutation setUpstreamCredential(server: "${server}", secret: …) or the CLI \`mcp credential set ${server}\`.`
+    : `It is exchanged from the user's IdP sign-in: the user calls through the MCP gateway signed in with the IdP (or calls connectUpstreamCredential(server: "${server}") with an IdP token).`;
+}
+
+function refused(invocation: Invocation, server: string, config: UserCredentialConfig) {
+  return new RecoverableToolError(
+    'upstream_credential_rejected',
+    `The MCP server ${server} refused the credential of ${invocation.run.userId}, so ${invocation.spec.name} did not run. ${howToConnect(server, config)} Then call it again.`,
+  );
 }
 
 function notConnected(server: string, name: string, connection: McpConnection | undefined) {
@@ -121,6 +175,7 @@ function notConnected(server: string, name: string, connection: McpConnection | 
   );
 }
 
+/** `connection` is null for a call over its own user session: a failure there says nothing of the shared one. */
 function failure(
   error: unknown,
   {
@@ -128,12 +183,12 @@ function failure(
     server,
     connection,
     relayed,
-  }: { invocation: Invocation; server: string; connection: McpConnection; relayed: boolean },
+  }: { invocation: Invocation; server: string; connection: McpConnection | null; relayed: boolean },
 ): unknown {
   const name = invocation.spec.name;
   // Cancelled or timed out by the dispatcher, which words those results itself.
   if (invocation.signal.aborted) return error;
-  if (error instanceof NotConnectedError) return notConnected(server, name, connection);
+  if (error instanceof NotConnectedError) return notConnected(server, name, connection ?? undefined);
   if (error instanceof McpError) {
     if (error.code === ErrorCode.RequestTimeout) {
       return new RecoverableToolError(
@@ -161,7 +216,7 @@ function failure(
     );
   }
   // A relay session that broke is ended with the call; the shared connection is not at fault.
-  if (!relayed) connection.reportBroken(error);
+  if (!relayed) connection?.reportBroken(error);
   return new RecoverableToolError(
     'mcp_connection_lost',
     `The connection to the MCP server ${server} failed during the call to ${name} (${(error as Error).message ?? String(error)}); it may have partly run. Try again later or continue without it.`,

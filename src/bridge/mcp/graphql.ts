@@ -3,6 +3,7 @@ import { actorOf } from '../../core/auth.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import { builder, scopes } from '../../graphql/builder.js';
 import type { McpServerStatus } from './connection.js';
+import { McpUserCredentialInput, McpUserCredentialType } from './credentials/graphql.js';
 import type { SyncChanges } from './registry-sync.js';
 import {
   addMcpServerInputSchema,
@@ -115,6 +116,12 @@ const McpServerType = builder.objectRef<McpServerConfig>('McpServer').implement(
       description: 'STREAMABLE_HTTP: the names of the request headers (values are write-only).',
       resolve: (s) => Object.keys(s.headers),
     }),
+    userCredential: t.expose('userCredential', {
+      description:
+        "How each user's own credential goes with their calls; null when calls carry the headers alone.",
+      type: McpUserCredentialType,
+      nullable: true,
+    }),
     createdAt: t.expose('createdAt', { description: 'When it was added.', type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', {
       description: 'When its configuration last changed.',
@@ -193,6 +200,10 @@ const AddMcpServerInput = builder.inputType('AddMcpServerInput', {
       type: [McpNameValueInput],
       description: 'STREAMABLE_HTTP: request headers (write-only).',
     }),
+    userCredential: t.field({
+      type: McpUserCredentialInput,
+      description: "STREAMABLE_HTTP: each user's calls carry their own credential.",
+    }),
     enabled: t.boolean({ description: 'Default true.' }),
   }),
 });
@@ -212,6 +223,10 @@ const UpdateMcpServerInput = builder.inputType('UpdateMcpServerInput', {
     headers: t.field({
       description: 'STREAMABLE_HTTP: request headers (write-only).',
       type: [McpNameValueInput],
+    }),
+    userCredential: t.field({
+      type: McpUserCredentialInput,
+      description: "STREAMABLE_HTTP: each user's calls carry their own credential; null stops it.",
     }),
   }),
 });

@@ -40,8 +40,9 @@ export interface PresenceOptions {
 
 export const defaultPresenceOptions: PresenceOptions = { presenceTtlMs: 30_000, presenceRenewMs: 10_000 };
 
+// userCredential too: a call reads it from its connection's config, so a change must replace the connection.
 const connectionKey = (c: McpServerConfig) =>
-  canonicalJson([c.transport, c.command, c.args, c.env, c.cwd, c.url, c.headers]);
+  canonicalJson([c.transport, c.command, c.args, c.env, c.cwd, c.url, c.headers, c.userCredential]);
 
 /**
  * This process's connections, one per enabled server. Configuration lives in the database; a

@@ -74,22 +74,22 @@ export class McpServerService {
 
   async add(raw: AddMcpServerInput | unknown, actor: string): Promise<McpServerConfig> {
     const input = parseInput(addMcpServerInputSchema, raw);
+    const values = {
+      name: input.name,
+      transport: input.transport,
+      command: input.command ?? null,
+      args: input.args ?? [],
+      env: recordOf(input.env),
+      cwd: input.cwd ?? null,
+      url: input.url ?? null,
+      headers: recordOf(input.headers),
+      userCredential: input.userCredential ?? null,
+      enabled: input.enabled ?? true,
+    };
+    const problem = mcpConfigProblem(values);
+    if (problem) throw badInput(problem);
     const created = await this.db.transaction(async (tx) => {
-      const [row] = await tx
-        .insert(mcpServers)
-        .values({
-          name: input.name,
-          transport: input.transport,
-          command: input.command ?? null,
-          args: input.args ?? [],
-          env: recordOf(input.env),
-          cwd: input.cwd ?? null,
-          url: input.url ?? null,
-          headers: recordOf(input.headers),
-          enabled: input.enabled ?? true,
-        })
-        .onConflictDoNothing()
-        .returning();
+      const [row] = await tx.insert(mcpServers).values(values).onConflictDoNothing().returning();
       if (!row) throw conflict(`an MCP server named ${input.name} already exists`);
       await this.journal(tx, 'added', row, actor);
       return row;
@@ -188,6 +188,7 @@ export class McpServerService {
           enabled: row.enabled,
           envNames: Object.keys(row.env),
           headerNames: Object.keys(row.headers),
+          userCredential: row.userCredential?.mode ?? null,
         },
       },
     ]);

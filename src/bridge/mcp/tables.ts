@@ -1,7 +1,8 @@
 import { boolean, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { createdAt, tstz, updatedAt } from '../../db/columns.js';
+import { bytea, createdAt, tstz, updatedAt } from '../../db/columns.js';
 import { jsonb } from '../../db/jsonb.js';
 import { mcpTransports } from './rules/mcp-server.js';
+import { type UserCredentialConfig, userCredentialModes } from './rules/user-credential.js';
 
 /**
  * Issue 6: MCP servers are configured by an admin only (GraphQL or CLI): a stdio command is run
@@ -18,6 +19,8 @@ export const mcpServers = pgTable('mcp_servers', {
   cwd: text('cwd'),
   url: text('url'),
   headers: jsonb('headers').$type<Record<string, string>>().notNull().default({}),
+  /** Issue 29: each user's own credential goes with their calls (how it is obtained and sent). */
+  userCredential: jsonb('user_credential').$type<UserCredentialConfig>(),
   enabled: boolean('enabled').notNull().default(true),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
@@ -75,4 +78,30 @@ export const mcpConnections = pgTable(
     expiresAt: tstz('expires_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.serverName, t.processId] })],
+);
+
+/**
+ * Issue 29: each user's credential for a server, encrypted with AES-256-GCM under a key of
+ * CREDENTIALS_KEY (`keyId` names it, so keys rotate: old rows decrypt until re-encrypted). The
+ * additional data binds a ciphertext to its user, server and source, so a row copied onto another
+ * does not decrypt. STORED rows are what the user set; EXCHANGED rows are the IdP's answer to a
+ * token exchange, kept until `expiresAt`. Nothing here is ever returned to anyone.
+ */
+export const upstreamCredentials = pgTable(
+  'upstream_credentials',
+  {
+    userId: text('user_id').notNull(),
+    serverName: text('server_name')
+      .notNull()
+      .references(() => mcpServers.name, { onDelete: 'cascade' }),
+    source: text('source', { enum: userCredentialModes }).notNull(),
+    keyId: text('key_id').notNull(),
+    iv: bytea('iv').notNull(),
+    ciphertext: bytea('ciphertext').notNull(),
+    authTag: bytea('auth_tag').notNull(),
+    /** EXCHANGED: when the upstream token stops working; STORED: null. */
+    expiresAt: tstz('expires_at'),
+    setAt: tstz('set_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.serverName] })],
 );

@@ -1,5 +1,6 @@
 import { readRunResource, type ToolCallService } from '../../calls/index.js';
 import type { ToolCallRow } from '../../calls/tables.js';
+import type { Principal } from '../../core/auth.js';
 import { hashArguments } from '../../core/canonical-json.js';
 import { DomainError } from '../../core/errors.js';
 import type { Db } from '../../db/client.js';
@@ -60,6 +61,20 @@ export interface CallRelay {
 const SLOT_STALE_MS = 30_000;
 const SLOT_POLL_MS = 20;
 
+/** What the gateway's calls are made with. */
+export interface GatewayCallDeps {
+  db: Db;
+  calls: ToolCallService;
+  bus: JournalBus;
+  sessions: GatewaySessions;
+  /**
+   * Runs before a call is requested, while the host's request (and any IdP token it carries) is at
+   * hand: a per-user upstream credential is exchanged here (issue 29), since the call may run after
+   * an approval, when the host's token has expired. A DomainError's message is the call's answer.
+   */
+  beforeCall: (principal: Principal, toolName: string) => Promise<void>;
+}
+
 const FINAL = new Set(['COMPLETED', 'FAILED', 'DENIED', 'EXPIRED', 'CANCELLED']);
 /** Ended without running: the answer says why, not the stored error result. */
 const UNRAN = new Set(['DENIED', 'EXPIRED', 'CANCELLED']);
@@ -72,14 +87,21 @@ const UNRAN = new Set(['DENIED', 'EXPIRED', 'CANCELLED']);
  */
 export class GatewayCalls {
   private readonly slots: PendingSlots;
+  private readonly db: Db;
+  private readonly calls: ToolCallService;
+  private readonly bus: JournalBus;
+  private readonly sessions: GatewaySessions;
+  private readonly beforeCall: GatewayCallDeps['beforeCall'];
 
   constructor(
-    private readonly db: Db,
-    private readonly calls: ToolCallService,
-    private readonly bus: JournalBus,
-    private readonly sessions: GatewaySessions,
+    { db, calls, bus, sessions, beforeCall }: GatewayCallDeps,
     private readonly options: GatewayCallOptions,
   ) {
+    this.db = db;
+    this.calls = calls;
+    this.bus = bus;
+    this.sessions = sessions;
+    this.beforeCall = beforeCall;
     this.slots = new PendingSlots(db, { staleMs: SLOT_STALE_MS, pollMs: SLOT_POLL_MS });
   }
 
@@ -95,6 +117,12 @@ export class GatewayCalls {
     mayAsk = true,
   ): Promise<McpToolResult> {
     const key = { userId: ctx.principal.userId ?? '', toolName: name, argumentsHash: hashArguments(args) };
+    try {
+      await this.beforeCall(ctx.principal, name);
+    } catch (error) {
+      if (DomainError.is(error)) return errorText(error.message);
+      throw error;
+    }
     // A second round only when another request delivered the outcome this one was waiting for.
     for (let round = 0; round < 3; round++) {
       const slot = mayAsk ? await this.slots.take(key, held.signal) : null;

@@ -10,6 +10,14 @@ import type { IdentitySettings } from './settings.js';
 import { idpIdentities } from './tables.js';
 import { IdpVerifier } from './verifier.js';
 
+/**
+ * Where the raw IdP token of a request is kept beside its principal, for token exchange with
+ * upstreams (per-user credentials); never on the principal, which travels into journals and logs.
+ */
+export interface IdpTokenSink {
+  remember(principal: Principal, token: { token: string; expiresAt: Date | null }): void;
+}
+
 /** Identity rows known to be current, by issuer, subject, user id and display name; bounded. */
 const KNOWN_ROWS = 10_000;
 
@@ -21,13 +29,16 @@ export class IdentityService {
   private readonly verifier: IdpVerifier | null;
   private readonly known = new Map<string, string>();
 
+  private readonly idpTokens: IdpTokenSink;
+
   constructor(
     private readonly db: Db,
     private readonly tokens: Pick<TokenService, 'authenticate'>,
     private readonly settings: IdentitySettings | null,
-    logger: Logger,
+    { logger, idpTokens }: { logger: Logger; idpTokens: IdpTokenSink },
   ) {
     this.verifier = settings ? new IdpVerifier(settings, logger) : null;
+    this.idpTokens = idpTokens;
   }
 
   /** OIDC_ISSUER when IdP tokens are accepted; null when only API tokens are. */
@@ -43,9 +54,12 @@ export class IdentityService {
     if ('refused' in verified) return verified;
     const mapped = bindingFromClaims(verified.payload, this.settings.claims);
     if (!mapped.ok) return { refused: mapped.reason };
-    const principal = await this.principalOf(mapped.binding, new Date(verified.payload.exp! * 1000));
+    const expiresAt = new Date(verified.payload.exp! * 1000);
+    const principal = await this.principalOf(mapped.binding, expiresAt);
     const problem = bindingProblem(principal);
-    return problem ? { refused: problem } : { principal };
+    if (problem) return { refused: problem };
+    this.idpTokens.remember(principal, { token: secret, expiresAt });
+    return { principal };
   }
 
   private async principalOf(binding: ClaimBinding, expiresAt: Date): Promise<Principal> {

@@ -77,6 +77,20 @@ describe('IdP tokens beside API tokens', () => {
     );
   });
 
+  test('an accepted IdP token is kept beside its principal for token exchange, never on it', async ({
+    idp,
+    services,
+  }) => {
+    const token = await idp.signIn('carol');
+    const outcome = await services.identity.authenticate(token);
+    if (!outcome || !('principal' in outcome)) throw new Error('carol was refused');
+    expect(services.callerIdpTokens.of(outcome.principal)).toEqual({
+      token,
+      expiresAt: new Date(decodeJwt(token).exp! * 1000),
+    });
+    expect(JSON.stringify(outcome.principal)).not.toContain(token);
+  });
+
   test('API tokens keep working unchanged while OIDC is on', async ({ tokens, serve }) => {
     const url = await serve();
     expect(await post(url, tokens.APPROVER, '{ me { name role } whoami { name idp { subject } } }')).toEqual({
@@ -136,12 +150,10 @@ describe('what is refused', () => {
     services,
   }) => {
     const settings = { ...identitySettingsFor(idp), issuer: `${idp.issuer}/` };
-    const identity = new IdentityService(
-      services.database.db,
-      services.tokens,
-      settings,
-      createLogger('silent'),
-    );
+    const identity = new IdentityService(services.database.db, services.tokens, settings, {
+      logger: createLogger('silent'),
+      idpTokens: services.callerIdpTokens,
+    });
     expect(await identity.authenticate(await idp.signIn('alice'))).toEqual(
       refusedWith("the IdP's discovery document cannot be read or names another issuer; try again"),
     );

@@ -1,5 +1,11 @@
 import { z } from 'zod';
 import { LONE_SURROGATE } from '../../../core/unicode.js';
+import {
+  HEADER_NAME,
+  type UserCredentialConfig,
+  userCredentialInputSchema,
+  userCredentialProblem,
+} from './user-credential.js';
 
 /**
  * MCP server configuration as an admin enters it. The name becomes part of every tool name
@@ -19,8 +25,6 @@ const mcpServerNameSchema = z
   .regex(MCP_SERVER_NAME_PATTERN, 'must be 1-32 characters of a-z 0-9 _ -, starting with a letter');
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-// RFC 9110 token characters: anything else would be refused by fetch, or split a header.
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
 
 const namedValues = (pattern: RegExp, what: string, valueCheck: z.ZodString) =>
   z
@@ -93,6 +97,8 @@ const fields = {
   cwd: z.string().trim().min(1).max(4096).nullish(),
   url: urlSchema.nullish(),
   headers: headersSchema.nullish(),
+  /** Null (on update) stops sending a per-user credential. */
+  userCredential: userCredentialInputSchema.nullish(),
 };
 
 /** A STDIO server needs a command and no URL; a STREAMABLE_HTTP one a URL and no command. */
@@ -101,7 +107,7 @@ function checkTransport(
   ctx: z.RefinementCtx,
 ) {
   const stdioOnly = ['command', 'args', 'env', 'cwd'] as const;
-  const httpOnly = ['url', 'headers'] as const;
+  const httpOnly = ['url', 'headers', 'userCredential'] as const;
   if (config.transport === 'STDIO') {
     if (!config.command)
       ctx.addIssue({ code: 'custom', path: ['command'], message: 'is required for STDIO' });
@@ -142,6 +148,8 @@ export interface McpServerConfig {
   cwd: string | null;
   url: string | null;
   headers: Record<string, string>;
+  /** Null: every call goes with the admin's headers alone. */
+  userCredential: UserCredentialConfig | null;
   enabled: boolean;
   createdAt: Date;
   updatedAt: Date;
@@ -168,6 +176,8 @@ export function applyMcpServerUpdate(
     cwd: keep(update.cwd, current.cwd, null),
     url: keep(update.url, current.url, null),
     headers: update.headers != null ? recordOf(update.headers) : switched ? {} : current.headers,
+    userCredential:
+      update.userCredential !== undefined ? update.userCredential : switched ? null : current.userCredential,
     enabled: current.enabled,
   };
 }
@@ -176,12 +186,12 @@ export function applyMcpServerUpdate(
 export function mcpConfigProblem(config: Omit<McpServerConfig, 'createdAt' | 'updatedAt'>): string | null {
   if (config.transport === 'STDIO') {
     if (!config.command) return 'command: is required for STDIO';
-    if (config.url !== null || Object.keys(config.headers).length > 0)
-      return 'url and headers are only for STREAMABLE_HTTP (switch the transport to use them)';
+    if (config.url !== null || Object.keys(config.headers).length > 0 || config.userCredential !== null)
+      return 'url, headers and userCredential are only for STREAMABLE_HTTP (switch the transport to use them)';
   } else {
     if (!config.url) return 'url: is required for STREAMABLE_HTTP';
     if (config.command !== null || config.args.length > 0 || Object.keys(config.env).length > 0 || config.cwd)
       return 'command, args, env and cwd are only for STDIO (switch the transport to use them)';
   }
-  return null;
+  return userCredentialProblem(config.transport, config.userCredential);
 }
