@@ -122,8 +122,8 @@ describe('loadConfig', () => {
       credentials: {
         keys: CredentialKeyRing.parse(KEYS),
         exchange: {
-          issuer: 'https://idp.example/realms/ats',
-          tokenEndpoint: null,
+          issuer: null,
+          tokenEndpoint: 'https://idp.example/token',
           clientId: 'ats-gateway',
           clientSecret: 'exchange-secret',
         },
