@@ -121,7 +121,9 @@ export class GatewayHttp {
         -32001,
         outcome
           ? `Unauthorized: ${outcome.refused}`
-          : 'Unauthorized: send Authorization: Bearer <an AGENT API token>',
+          : this.deps.identity.issuer
+            ? `Unauthorized: send Authorization: Bearer <an AGENT API token, or a token of ${this.deps.identity.issuer}>`
+            : 'Unauthorized: send Authorization: Bearer <an AGENT API token>',
         {
           'www-authenticate': `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
         },

@@ -82,6 +82,24 @@ describe('the gateway as an OAuth 2.1 protected resource', () => {
     });
   });
 
+  test('without a token, the 401 names the IdP whose tokens are accepted beside API tokens', async ({
+    idp,
+    mcpUrl,
+  }) => {
+    const response = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({
+      error: {
+        code: -32001,
+        message: `Unauthorized: send Authorization: Bearer <an AGENT API token, or a token of ${idp.issuer}>`,
+      },
+    });
+  });
+
   test('a refused IdP token gets 401 with the reason and the WWW-Authenticate that starts the flow', async ({
     idp,
     mcpUrl,
