@@ -7,7 +7,7 @@ import {
   NOT_BUILT_PAGE,
   readConsoleBuild,
 } from './console-files.js';
-import { graphiqlAsset } from './graphiql.js';
+import { GRAPHIQL_PREFIX, graphiqlAsset } from './graphiql.js';
 import { setPageHeaders } from './page-headers.js';
 
 export interface ConsoleHandlerOptions {
@@ -20,6 +20,15 @@ export type StaticHandler = (req: IncomingMessage, res: ServerResponse) => boole
 
 function send(req: IncomingMessage, res: ServerResponse, asset: StaticAsset): void {
   sendAsset(req, res, asset).catch((error: unknown) => res.destroy(error as Error));
+}
+
+const notFound = (res: ServerResponse) =>
+  res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found');
+
+async function sendGraphiqlFile(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+  const asset = await graphiqlAsset(pathname);
+  if (asset) await sendAsset(req, res, asset);
+  else notFound(res);
 }
 
 /** The path of a request target; null for one no URL parser takes (`//`), which is not a page here. */
@@ -48,10 +57,9 @@ export function createConsoleHandler(options: ConsoleHandlerOptions = {}): Stati
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     const pathname = pathnameOf(req.url);
     if (pathname === null) return false;
-    const graphiql = graphiqlAsset(pathname);
-    if (graphiql) {
+    if (pathname.startsWith(GRAPHIQL_PREFIX)) {
       setPageHeaders(res);
-      send(req, res, graphiql);
+      sendGraphiqlFile(req, res, pathname).catch((error: unknown) => res.destroy(error as Error));
       return true;
     }
     const path = consolePath(pathname);
@@ -71,7 +79,7 @@ export function createConsoleHandler(options: ConsoleHandlerOptions = {}): Stati
     }
     if (path.startsWith('assets/')) {
       // A stale hash from an older build: a 404, not index.html served as script.
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found');
+      notFound(res);
       return true;
     }
     send(req, res, build.index);
