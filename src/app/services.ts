@@ -137,11 +137,8 @@ export interface Services {
   agentOutput: ModelOutputHub;
   /** The MCP gateway: sessions and their runs, held calls, list_changed for open streams. */
   gateway: { sessions: GatewaySessions; calls: GatewayCalls; listChanged: ListChanged };
-  /**
-   * Registers the built-in tools and starts the journal bus, the extension bridge, the dispatcher and
-   * the MCP connections; first builds the tokenizer unless told the caller does it (see start.ts).
-   */
-  start(options?: { warmTokenizer?: boolean }): Promise<void>;
+  /** Registers the built-in tools and starts the journal bus, the extension bridge, the dispatcher and the MCP connections. */
+  start(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -353,10 +350,10 @@ export function createServices(database: Database, logger: Logger, options: Serv
     agentLoop,
     agentOutput,
     gateway,
-    async start({ warmTokenizer = true } = {}) {
+    async start() {
       // Building the tokenizer blocks the event loop for about a second; doing it now keeps that
       // pause out of the first tool call, where it would stall lease renewal.
-      if (warmTokenizer) countTokens('warm up');
+      countTokens('warm up');
       await invalidations.start();
       await registry.upsertBuiltIns(builtIns.definitions.map((tool) => tool.spec));
       unsubscribeMetrics = bus.subscribe((events) => callMetrics.onEvents(events));

@@ -1,5 +1,4 @@
 import type { BuiltInTool } from '../calls/tool-contract.js';
-import { countTokens } from '../core/tokens.js';
 import { Drain, listenForMetrics, startTracing } from '../features/observability/index.js';
 import { bootstrap } from './bootstrap.js';
 import type { Config } from './config.js';
@@ -19,8 +18,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const services = await bootstrap(config, logger, options.extraTools);
   // Only the server mints the first admin token: it is the one place where the secret is shown.
   const adminSecret = await services.tokens.bootstrapAdmin();
-  // The tokenizer (about a second of CPU) is built once the server listens, not before: see below.
-  await services.start({ warmTokenizer: false });
+  await services.start();
   const drain = new Drain();
   const metricsAccess = {
     token: config.metrics.token,
@@ -56,9 +54,6 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     );
   }
   process.stdout.write(`Agent Tool System listening on ${url} (GraphiQL in a browser)\n`);
-  // Still before any tool call could need it (a call is requested, decided and dispatched first),
-  // but after the start is ready: a request in this second waits for it, a start does not.
-  setImmediate(() => countTokens('warm up'));
 
   const stop = async (signal: string) => {
     if (drain.draining) return;
