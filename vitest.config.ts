@@ -8,6 +8,21 @@ const processTests = ['test/**/*.process.test.ts'];
 const browserTests = ['test/**/*.browser.test.ts'];
 
 /**
+ * The database projects share one module graph across the files of a worker (isolate: false): with
+ * isolation each file imported the server's modules again, built the tokenizer again and compiled
+ * PGlite again, seconds per file that were most of a run. Each file still gets its own database
+ * (a file-scoped fixture) and each test fresh services over emptied tables; no db test mocks a
+ * module, and the environment variables three of them set have names of their own.
+ */
+const dbProject = {
+  include: dbTests,
+  globalSetup: ['test/support/global-setup.ts'],
+  isolate: false,
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+};
+
+/**
  * unit: pure logic, once. pglite and postgres: the same database suites on each driver.
  * process: real servers as child processes (ports, signals), once.
  * browser: headless Chromium driving the console and GraphiQL of a server process, once.
@@ -33,23 +48,11 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: {
-          name: 'pglite',
-          include: dbTests,
-          globalSetup: ['test/support/global-setup.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-        },
+        test: { name: 'pglite', ...dbProject },
       },
       {
         extends: true,
-        test: {
-          name: 'postgres',
-          include: dbTests,
-          globalSetup: ['test/support/global-setup.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-        },
+        test: { name: 'postgres', ...dbProject },
       },
       {
         extends: true,

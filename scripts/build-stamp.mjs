@@ -6,8 +6,14 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 
-/** Everything tsc reads to build dist/ (tsconfig.build.json compiles src/ only). */
-const inputs = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
+/**
+ * Everything tsc reads to build dist/ (tsconfig.build.json compiles src/ only), and the migrations,
+ * which dist/pglite-template.tar holds applied.
+ */
+const inputs = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'drizzle'];
+
+/** What the template is made from: the migrations, and package.json, which pins PGlite's version. */
+export const templateInputs = ['drizzle', 'package.json'];
 
 const stampOf = (root) => join(root, 'dist', '.build-stamp');
 
@@ -21,9 +27,9 @@ function files(root, input) {
 }
 
 /** A digest of the inputs' paths and contents, in a fixed order. */
-export function inputsDigest(root) {
+export function inputsDigest(root, of = inputs) {
   const hash = createHash('sha256');
-  const paths = inputs.flatMap((input) => files(root, input)).sort();
+  const paths = of.flatMap((input) => files(root, input)).sort();
   for (const path of paths) {
     hash.update(`${path.split(sep).join('/')}\0`);
     hash.update(readFileSync(join(root, path)));

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -7,12 +7,15 @@ import { join } from 'node:path';
  * Start to ready: from spawning the process to its first 200 from /health, on a fresh PGlite data
  * directory (initdb and every migration) and again on the same directory (a restart), next to the
  * floor of starting node at all and to the same server under the tsx loader. Phases come from the
- * server's own log lines (pino times). `npm run bench -- startup [runs]`; build dist/ first.
+ * server's own log lines (pino times). `cpu` is the CPU time the process had used when it was ready
+ * (user + system, all its threads, from /proc): on a machine others are using, it moves far less
+ * than the wall time. `npm run bench -- startup [runs]`; build dist/ first (it holds the template).
  */
 const root = new URL('../..', import.meta.url);
 
 interface Sample {
   ready: number;
+  cpu?: number;
   opened?: number;
   listening?: number;
 }
@@ -37,12 +40,15 @@ async function startOnce(command: string[], dataDir: string | null): Promise<Sam
     return { ready: Date.now() - began };
   }
   let ready = 0;
+  let cpu: number | undefined;
   for (;;) {
     const match = /listening on (http:\/\/\S+)\/graphql/.exec(output);
     if (match) {
       const response = await fetch(`${match[1]}/health`).catch(() => null);
       if (response?.status === 200) {
         ready = Date.now() - began;
+        // tsx relaunches node as a child of its own: only a plain node process's time is the server's.
+        if (command[0] === 'node') cpu = cpuMs(child.pid!);
         break;
       }
     }
@@ -55,7 +61,17 @@ async function startOnce(command: string[], dataDir: string | null): Promise<Sam
     const line = output.split('\n').find((l) => l.includes(`"msg":"${msg}"`));
     return line ? (JSON.parse(line) as { time: number }).time - began : undefined;
   };
-  return { ready, opened: at('database opened'), listening: at('listening') };
+  return { ready, cpu, opened: at('database opened'), listening: at('listening') };
+}
+
+/** utime + stime of a process in ms (fields 14 and 15 of /proc/<pid>/stat, in 10 ms ticks); undefined off Linux. */
+function cpuMs(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -76,7 +92,7 @@ async function measure(label: string, command: string[], fresh: boolean | null, 
     return values.length ? `${median(values)}`.padStart(6) : '     -';
   };
   process.stdout.write(
-    `${label.padEnd(44)} ${pick('ready')} ms  (db opened ${pick('opened')}, listening ${pick('listening')})  runs ${runs}\n`,
+    `${label.padEnd(44)} ${pick('ready')} ms  (cpu ${pick('cpu')}, db opened ${pick('opened')}, listening ${pick('listening')})  runs ${runs}\n`,
   );
 }
 
@@ -92,5 +108,5 @@ export async function main(args: string[]): Promise<void> {
     true,
     runs,
   );
-  process.stdout.write('target: compiled, fresh data dir <= 4000 ms\n');
+  process.stdout.write('target: compiled, fresh data dir <= 2000 ms (issue 30)\n');
 }

@@ -3,6 +3,7 @@ import type { BuiltInTool } from '../calls/tool-contract.js';
 import type { Logger } from '../core/logger.js';
 import { type Database, openDatabase } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
+import { openPgliteData } from '../db/template.js';
 import type { Config } from './config.js';
 import { createServices, type Services } from './services.js';
 
@@ -14,7 +15,7 @@ export async function bootstrap(
 ): Promise<Services> {
   const database: Database = config.databaseUrl
     ? await openDatabase({ driver: 'postgres', url: config.databaseUrl })
-    : await openDatabase({ driver: 'pglite', dataDir: join(config.dataDir, 'pgdata') });
+    : await openPgliteData(join(config.dataDir, 'pgdata'));
   logger.info({ driver: database.driver }, 'database opened');
   await runMigrations(database, config.databaseUrl);
   const services = createServices(database, logger, {

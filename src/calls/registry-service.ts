@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, lt, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lt, type SQL, sql } from 'drizzle-orm';
 import { badInput, conflict, notFound } from '../core/errors.js';
 import { parseInput } from '../core/parse-input.js';
 import {
@@ -182,23 +182,24 @@ export class RegistryService {
     return this.upsertBuiltIns([spec]);
   }
 
-  /** All of them in one transaction (and one notification), as the server starts. */
+  /**
+   * All of them in one statement and one transaction (and one notification), as the server and
+   * every test's services start: a statement per tool cost a PGlite start half a second. The
+   * definition follows the code (a field a spec leaves out goes back to its default); enabled,
+   * visibility, permission and budget stay the admin's choice on an existing row.
+   */
   async upsertBuiltIns(specs: readonly Omit<ToolSpec, 'source' | 'enabled'>[]): Promise<void> {
+    if (specs.length === 0) return;
+    const rows = specs.map((spec) => rowValues({ ...spec, source: 'BUILT_IN', enabled: true }, null));
+    const adminChoices = new Set(['name', 'enabled', 'visibility', 'permission', 'budget']);
+    const definition = [...new Set(rows.flatMap((row) => Object.keys(row)))].filter(
+      (key): key is keyof typeof tools.$inferInsert => !adminChoices.has(key),
+    );
+    const set = Object.fromEntries(
+      definition.map((key) => [key, sql.raw(`excluded.${JSON.stringify(tools[key].name)}`)]),
+    );
     await this.changes.transaction(async (tx) => {
-      for (const spec of specs) {
-        const full: ToolSpec = { ...spec, source: 'BUILT_IN', enabled: true };
-        const {
-          enabled: _keepAdminChoice,
-          visibility: _v,
-          permission: _p,
-          budget: _b,
-          ...definition
-        } = rowValues(full, null);
-        await tx
-          .insert(tools)
-          .values(rowValues(full, null))
-          .onConflictDoUpdate({ target: tools.name, set: definition });
-      }
+      await tx.insert(tools).values(rows).onConflictDoUpdate({ target: tools.name, set });
       await this.changes.notify(tx, 'registry');
     });
   }

@@ -1,13 +1,17 @@
 import { createHash } from 'node:crypto';
-import { Tiktoken } from 'js-tiktoken/lite';
-import o200k from 'js-tiktoken/ranks/o200k_base';
+import { createRequire } from 'node:module';
+import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import { pairSafe } from './unicode.js';
 
 let encoder: Tiktoken | null = null;
 
-/** o200k_base (GPT-4o family) is loaded once, on first use: building it takes about a second. */
+/**
+ * o200k_base (GPT-4o family) is loaded once, on first use: building it takes about a second, and
+ * even importing its ranks (a 2 MB module) costs the server's start a few hundred milliseconds, so
+ * they are required here rather than imported at the top.
+ */
 function tokenizer(): Tiktoken {
-  encoder ??= new Tiktoken(o200k);
+  encoder ??= new Tiktoken(createRequire(import.meta.url)('js-tiktoken/ranks/o200k_base') as TiktokenBPE);
   return encoder;
 }
 

@@ -57,6 +57,11 @@ describe('a built checkout', () => {
     expect(isStale(root)).toBe(true);
   });
 
+  test('is stale when a migration is added: dist/pglite-template.tar holds every migration applied', () => {
+    put('drizzle/0001_next.sql', 'create table t (id int);\n');
+    expect(isStale(root)).toBe(true);
+  });
+
   test('is stale without its server or its stamp', () => {
     rmSync(join(root, 'dist/app/main.js'));
     expect(isStale(root)).toBe(true);

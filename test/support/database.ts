@@ -40,19 +40,33 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 
 /**
  * Empties every application table, so tests that share a file's database start from nothing.
- * journal_origin stays: it is how the database numbers journal positions, not data.
+ * journal_origin stays: it is how the database numbers journal positions, not data. Only tables
+ * that hold rows are truncated, in one statement: a TRUNCATE gives each table new files, which for
+ * all ~45 tables costs PGlite a few hundred milliseconds per test. No public table has a sequence,
+ * so an empty table has nothing left to reset.
  */
+const TRUNCATE_HELD = sql.raw(`do $$
+declare
+  t text;
+  has boolean;
+  held text[] := '{}';
+begin
+  for t in select quote_ident(tablename) from pg_tables
+    where schemaname = 'public' and tablename <> 'journal_origin' order by tablename
+  loop
+    execute 'select exists (select from ' || t || ')' into has;
+    if has then held := held || t; end if;
+  end loop;
+  if cardinality(held) > 0 then
+    execute 'truncate ' || array_to_string(held, ', ') || ' restart identity cascade';
+  end if;
+end $$`);
+
 export async function resetDatabase(database: Database): Promise<void> {
-  const rows = (await database.db.execute(
-    sql`select tablename from pg_tables
-      where schemaname = 'public' and tablename <> 'journal_origin' order by tablename`,
-  )) as unknown as { rows?: Array<{ tablename: string }> } & Array<{ tablename: string }>;
-  const names = (rows.rows ?? rows).map((r) => `"${r.tablename}"`);
-  if (names.length === 0) return;
   // A previous test's last statements can still hold locks for a moment; a deadlock here is retried.
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await database.db.execute(sql.raw(`truncate ${names.join(', ')} restart identity cascade`));
+      await database.db.execute(TRUNCATE_HELD);
       return;
     } catch (error) {
       const code =

@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PGlite } from '@electric-sql/pglite';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
+import { writePgliteTemplate } from '../../src/db/template.js';
 import { testPostgresUrl, withDatabase } from './env.js';
 
 /**
@@ -20,13 +20,8 @@ export default async function setup(project: TestProject) {
 
 async function pgliteTemplate(project: TestProject) {
   const dir = mkdtempSync(join(tmpdir(), 'ats-pglite-'));
-  const database = await openDatabase({ driver: 'pglite' });
-  await runMigrations(database);
-  const pg = (database as unknown as { db: { $client: PGlite } }).db.$client;
-  const dump = await pg.dumpDataDir('none');
   const file = join(dir, 'template.tar');
-  writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
-  await database.close();
+  await writePgliteTemplate(file);
   project.provide('pgliteTemplate', file);
   project.provide('postgresTemplate', '');
   project.provide('postgresSkipReason', '');

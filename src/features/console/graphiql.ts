@@ -1,4 +1,3 @@
-import * as bundle from '@graphql-yoga/render-graphiql/graphiql';
 import type { GraphiQLOptions } from 'graphql-yoga';
 import { StaticAsset } from './asset.js';
 
@@ -18,7 +17,7 @@ interface GraphiQLFiles {
   workers: Record<'editorWorkerService' | 'json' | 'graphql', string>;
 }
 
-let files: GraphiQLFiles | undefined;
+let files: Promise<GraphiQLFiles> | undefined;
 
 const START = `const config = JSON.parse(document.getElementById('graphiql-config').textContent);
 self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: (moduleId, label) => config.workers[label] };
@@ -34,14 +33,19 @@ function add(assets: Map<string, StaticAsset>, name: string, body: Buffer, conte
 
 /**
  * GraphiQL as files of their own instead of yoga's page, which inlines 9 MB of script and styles into
- * every GET: the browser caches them for good, and each is compressed once per process.
+ * every GET: the browser caches them for good, and each is compressed once per process. The bundle is
+ * imported on the first GraphiQL request, not at start: loading its 9 MB costs the start a fifth of a second.
  */
-function graphiqlFiles(): GraphiQLFiles {
-  if (files) return files;
+function graphiqlFiles(): Promise<GraphiQLFiles> {
+  files ??= import('@graphql-yoga/render-graphiql/graphiql').then(filesOf);
+  return files;
+}
+
+function filesOf(bundle: typeof import('@graphql-yoga/render-graphiql/graphiql')): GraphiQLFiles {
   const assets = new Map<string, StaticAsset>();
   const js = 'application/javascript; charset=utf-8';
   const icon = /^data:([^;]+);base64,(.*)$/s.exec(bundle.favicon);
-  files = {
+  return {
     assets,
     css: add(assets, 'graphiql.css', Buffer.from(bundle.css), 'text/css; charset=utf-8'),
     js: add(assets, 'graphiql.js', Buffer.from(bundle.js), js),
@@ -53,11 +57,11 @@ function graphiqlFiles(): GraphiQLFiles {
       graphql: add(assets, 'graphql.worker.js', Buffer.from(bundle.graphqlWorker), js),
     },
   };
-  return files;
 }
 
-export function graphiqlAsset(path: string): StaticAsset | undefined {
-  return path.startsWith(GRAPHIQL_PREFIX) ? graphiqlFiles().assets.get(path) : undefined;
+/** The GraphiQL file at a path under GRAPHIQL_PREFIX; undefined for a name no file has. */
+export async function graphiqlAsset(path: string): Promise<StaticAsset | undefined> {
+  return (await graphiqlFiles()).assets.get(path);
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -69,8 +73,8 @@ const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u0
  * yoga's `renderGraphiQL`: the same page as @graphql-yoga/render-graphiql, with its files by
  * reference and its settings in a JSON block that a served file reads, so no script is inline.
  */
-export function renderGraphiQL(options?: GraphiQLOptions): string {
-  const f = graphiqlFiles();
+export async function renderGraphiQL(options?: GraphiQLOptions): Promise<string> {
+  const f = await graphiqlFiles();
   return `<!doctype html>
 <html lang="en">
   <head>

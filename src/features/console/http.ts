@@ -7,7 +7,7 @@ import {
   NOT_BUILT_PAGE,
   readConsoleBuild,
 } from './console-files.js';
-import { graphiqlAsset } from './graphiql.js';
+import { GRAPHIQL_PREFIX, graphiqlAsset } from './graphiql.js';
 import { pageHeaders, setPageHeaders } from './page-headers.js';
 import { type ConsoleSignIn, connectSourcesOf, SIGN_IN_PATH, sendSignIn } from './sign-in.js';
 
@@ -23,6 +23,15 @@ export type StaticHandler = (req: IncomingMessage, res: ServerResponse) => boole
 
 function send(req: IncomingMessage, res: ServerResponse, asset: StaticAsset): void {
   sendAsset(req, res, asset).catch((error: unknown) => res.destroy(error as Error));
+}
+
+const notFound = (res: ServerResponse) =>
+  res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found');
+
+async function sendGraphiqlFile(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+  const asset = await graphiqlAsset(pathname);
+  if (asset) await sendAsset(req, res, asset);
+  else notFound(res);
 }
 
 /** The path of a request target; null for one no URL parser takes (`//`), which is not a page here. */
@@ -57,10 +66,9 @@ export function createConsoleHandler(options: ConsoleHandlerOptions = {}): Stati
       sendSignIn(req, res, signIn);
       return true;
     }
-    const graphiql = graphiqlAsset(pathname);
-    if (graphiql) {
+    if (pathname.startsWith(GRAPHIQL_PREFIX)) {
       setPageHeaders(res);
-      send(req, res, graphiql);
+      sendGraphiqlFile(req, res, pathname).catch((error: unknown) => res.destroy(error as Error));
       return true;
     }
     const path = consolePath(pathname);
@@ -80,7 +88,7 @@ export function createConsoleHandler(options: ConsoleHandlerOptions = {}): Stati
     }
     if (path.startsWith('assets/')) {
       // A stale hash from an older build: a 404, not index.html served as script.
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found');
+      notFound(res);
       return true;
     }
     send(req, res, build.index);

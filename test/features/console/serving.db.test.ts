@@ -228,6 +228,12 @@ describe('GraphiQL', () => {
     expect(brotliDecompressSync(body).toString()).toContain('renderYogaGraphiQL');
   });
 
+  test('a GraphiQL file name that no file has is a 404', async ({ origin }) => {
+    const { response, body } = await raw(`${origin}/graphiql/no-such-hash/graphiql.js`);
+    expect(response.status).toBe(404);
+    expect(body.toString()).toBe('not found');
+  });
+
   test('each worker GraphiQL names is served', async ({ origin }) => {
     const { html } = await page(origin);
     const config = /<script type="application\/json" id="graphiql-config">(.*?)<\/script>/s.exec(html)![1]!;
