@@ -544,6 +544,22 @@ const roleOnly = [
   'profileRunDefaults',
   'setProfileRunDefaults',
   'removeProfileRunDefaults',
+  // Who the caller is, and the admin's view and re-encryption of every stored credential (metadata only).
+  'whoami',
+  'upstreamCredentials',
+  'reencryptUpstreamCredentials',
+];
+
+/**
+ * Root fields that name no user: they act on the caller's own upstream credentials, so there is no
+ * Bob's thing for another caller to reach. test/bridge/mcp/credentials/graphql.db.test.ts shows
+ * one user's credential staying invisible and untouchable to another.
+ */
+const callerOwn = [
+  'myUpstreamCredentials',
+  'setUpstreamCredential',
+  'connectUpstreamCredential',
+  'removeUpstreamCredential',
 ];
 
 async function call(yoga: Yoga, op: Operation, w: World, token: string): Promise<GqlResult> {
@@ -711,7 +727,7 @@ const rootFields = () =>
 
 describe('security matrix', () => {
   test('covers every root field: in the matrix, or named as depending on the role alone', () => {
-    const listed = [...operations.map((o) => o.field), ...roleOnly].sort();
+    const listed = [...operations.map((o) => o.field), ...roleOnly, ...callerOwn].sort();
     expect(listed).toEqual(rootFields().sort());
   });
 
