@@ -46,6 +46,7 @@ import {
   type GatewayCallOptions,
   GatewayCalls,
   GatewaySessions,
+  HostAnswers,
   ListChanged,
 } from '../features/gateway/index.js';
 import { GrantService } from '../features/grants/index.js';
@@ -147,7 +148,13 @@ export interface Services {
   agentLoop: AgentLoop;
   agentOutput: ModelOutputHub;
   /** The MCP gateway: sessions and their runs, held calls, list_changed for open streams. */
-  gateway: { sessions: GatewaySessions; calls: GatewayCalls; listChanged: ListChanged };
+  gateway: {
+    sessions: GatewaySessions;
+    calls: GatewayCalls;
+    listChanged: ListChanged;
+    /** Hosts' answers to relayed requests, carried to the process that asked. */
+    answers: HostAnswers;
+  };
   /** Registers the built-in tools and starts the journal bus, the extension bridge, the dispatcher and the MCP connections. */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -339,6 +346,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
       { ...defaultGatewayCallOptions, ...options.gateway },
     ),
     listChanged: new ListChanged(policy, invalidations),
+    answers: new HostAnswers(database, logger),
   };
   let unsubscribeMetrics = () => {};
   return {
@@ -397,8 +405,10 @@ export function createServices(database: Database, logger: Logger, options: Serv
       agentLoop.start();
       tokenWatch.start();
       gateway.listChanged.start();
+      await gateway.answers.start();
     },
     async stop() {
+      await gateway.answers.stop();
       gateway.listChanged.stop();
       tokenWatch.stop();
       await agentLoop.stop();

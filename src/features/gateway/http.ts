@@ -13,7 +13,6 @@ import type { Logger } from '../../core/logger.js';
 import { patternMatches } from '../../core/policy-pattern.js';
 import type { IdentityService } from '../identity/index.js';
 import type { TokenWatch } from '../tokens/index.js';
-import { HostAnswers } from './host-answers.js';
 import type { ListChanged } from './list-changed.js';
 import { gatewayServer } from './mcp-server.js';
 import { checkOrigin } from './rules/origin.js';
@@ -27,7 +26,7 @@ export interface GatewayHttpOptions {
   publicUrl: string | undefined;
 }
 
-export interface GatewayHttpDeps extends Omit<UpstreamServerDeps, 'consoleUrl' | 'answers'> {
+export interface GatewayHttpDeps extends Omit<UpstreamServerDeps, 'consoleUrl'> {
   /** Authenticates the bearer (API or IdP token) and names the IdP in the resource metadata. */
   identity: Pick<IdentityService, 'authenticate' | 'issuer'>;
   tokenWatch: TokenWatch;
@@ -68,8 +67,6 @@ async function readBody(req: IncomingMessage, max: number): Promise<string | nul
  * later request needs (the session, its run) is in Postgres, so any process answers any request.
  */
 export class GatewayHttp {
-  private readonly answers = new HostAnswers();
-
   constructor(
     private readonly deps: GatewayHttpDeps,
     private readonly options: GatewayHttpOptions,
@@ -241,13 +238,13 @@ export class GatewayHttp {
       );
     }
 
-    // A host's answers to what an upstream asked it through a request this process holds.
+    // A host's answers to what an upstream asked it through a request this process, or another, holds.
     const messages = Array.isArray(body) ? body : [body];
     if (
       req.method === 'POST' &&
       messages.every((m) => isJSONRPCResultResponse(m) || isJSONRPCErrorResponse(m))
     ) {
-      for (const m of messages) this.answers.answer(m);
+      for (const m of messages) await this.deps.answers.answer(m, ctx.session?.id ?? '');
       res.writeHead(202).end();
       return;
     }
@@ -257,7 +254,6 @@ export class GatewayHttp {
     const release = this.deps.tokenWatch.hold(principal, (reason) => ended.abort(reason));
     const deps = {
       ...this.deps,
-      answers: this.answers,
       consoleUrl: (id: string) => `${base}/console/#/calls/${id}`,
     };
     const mcp =

@@ -75,3 +75,25 @@ export const mcpPendingCalls = pgTable(
 
 export type McpSessionRow = typeof mcpSessions.$inferSelect;
 export type McpRunRow = typeof mcpRuns.$inferSelect;
+
+/**
+ * A host's answer (a JSON-RPC response) to a request that another process sent it on a held
+ * request's stream, kept until that process takes it (once: the take deletes it) or it expires.
+ * Keyed by the request id and the session the answer came in: another session's answer to the
+ * same id is a different row, which the asking process never takes.
+ */
+export const mcpHostAnswers = pgTable(
+  'mcp_host_answers',
+  {
+    requestId: text('request_id').notNull(),
+    /** `''` when the answering request carried no session. */
+    sessionId: text('session_id').notNull(),
+    message: jsonb('message').$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+    expiresAt: tstz('expires_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.requestId, t.sessionId] }),
+    index('mcp_host_answers_expires_idx').on(t.expiresAt),
+  ],
+);

@@ -43,7 +43,13 @@ function relayFor(
     // No timeout of ours: the answer may wait for a person (an elicitation form); the call's own
     // deadline ends the upstream's tools/call, and the upstream then cancels what it asked.
     request: (request, signal) =>
-      deps.answers.ask(server.transport!, extra.requestId, request, AbortSignal.any([signal, extra.signal])),
+      deps.answers.ask(
+        server.transport!,
+        extra.requestId,
+        request,
+        ctx.session?.id ?? '',
+        AbortSignal.any([signal, extra.signal]),
+      ),
     notify: (notification) => extra.sendNotification(notification as ServerNotification),
     progress: (reported) => progress?.relay(reported),
   };
