@@ -24,7 +24,7 @@ const npmRun = (script: string) => promisify(execFile)('npm', ['run', '-s', scri
 
 test("a fresh clone's first start does not rebuild what its install built, and a changed source does", async () => {
   // What `git clone` and `npm ci` leave: the inputs with new mtimes, the dependencies, then `prepare`'s build.
-  for (const path of ['src', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json'])
+  for (const path of ['src', 'scripts', 'drizzle', 'package.json', 'tsconfig.json', 'tsconfig.build.json'])
     cpSync(join(repo, path), join(clone, path), { recursive: true });
   symlinkSync(join(repo, 'node_modules'), join(clone, 'node_modules'), 'dir');
   await npmRun('build:server');
