@@ -9,8 +9,8 @@
  *
  *   npx tsx scripts/conformance/run.ts        (.ci/run: step conformance)
  *
- * The suite and its reference server live in ../shared/peers/mcp-conformance beside the checkout
- * (MCP_CONFORMANCE_DIR overrides); without them this fails, saying so.
+ * The suite and its reference server are not part of the repository: MCP_CONFORMANCE_DIR names the
+ * folder that holds them (.ci/run sets it); without it this fails, saying so.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -23,7 +23,7 @@ import { registerUpstream } from './setup.js';
 import { notPassing, passed, regressions, runSuite, type SuiteRun } from './suite.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const SHARED = process.env.MCP_CONFORMANCE_DIR ?? resolve(ROOT, '../shared/peers/mcp-conformance');
+const SHARED = process.env.MCP_CONFORMANCE_DIR ?? '';
 const UPSTREAM = 'everything';
 /** What /mcp (registry tools, not one server's) must pass: the protocol, not the reference server's tools. */
 const GATEWAY_SCENARIOS = [
@@ -40,10 +40,14 @@ const children: Child[] = [];
 const closers: (() => Promise<void>)[] = [];
 
 async function main(): Promise<number> {
-  if (!existsSync(join(SHARED, 'run-suite.sh')) || !existsSync(join(SHARED, 'serve-everything.sh'))) {
+  if (
+    !SHARED ||
+    !existsSync(join(SHARED, 'run-suite.sh')) ||
+    !existsSync(join(SHARED, 'serve-everything.sh'))
+  ) {
     console.error(
-      `conformance: the MCP conformance suite is not at ${SHARED} (run-suite.sh, serve-everything.sh).\n` +
-        'CI clones the repo beside a copy of shared/; elsewhere set MCP_CONFORMANCE_DIR. Nothing was run.',
+      `conformance: MCP_CONFORMANCE_DIR (${SHARED || 'unset'}) does not hold the MCP conformance suite ` +
+        '(run-suite.sh, serve-everything.sh). Nothing was run.',
     );
     return 1;
   }
