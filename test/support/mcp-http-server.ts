@@ -13,19 +13,25 @@ export interface BearerMcpHttpServer {
 
 /**
  * An MCP server over Streamable HTTP on a free loopback port, one session per client, refusing any
- * request without `Authorization: Bearer <token>` with 401. `connect` serves a new session on its
- * transport and returns what to do when the server closes.
+ * request without `Authorization: Bearer <token>` (a token `accepts`: this one, or any the check
+ * allows) with 401. `connect` serves a new session on its transport and returns what to do when the
+ * server closes.
  */
 export async function serveBearerMcp(
-  token: string,
+  accepts: string | ((token: string) => Promise<boolean>),
   connect: (transport: StreamableHTTPServerTransport) => Promise<() => void>,
 ): Promise<BearerMcpHttpServer> {
+  const allowed = async (authorization: string | undefined) => {
+    if (!authorization?.startsWith('Bearer ')) return false;
+    const token = authorization.slice('Bearer '.length);
+    return typeof accepts === 'string' ? token === accepts : accepts(token);
+  };
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const cleanups: (() => void)[] = [];
   const authorizations: (string | undefined)[] = [];
   const http = createServer(async (req, res) => {
     authorizations.push(req.headers.authorization);
-    if (req.headers.authorization !== `Bearer ${token}`) {
+    if (!(await allowed(req.headers.authorization))) {
       res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' }).end('unauthorized');
       return;
     }
