@@ -61,6 +61,11 @@ export class AgentJobs {
     return job ?? null;
   }
 
+  /** The row a held job's last write returned, when it is still this process's to go on with. */
+  held(job: AgentJobRow): AgentJobRow | null {
+    return job.leaseOwner === this.deps.workerId && job.status === 'RUNNING' ? job : null;
+  }
+
   async renew(job: AgentJobRow): Promise<void> {
     try {
       await this.deps.db
@@ -96,12 +101,24 @@ export class AgentJobs {
       .where(eq(agentJobs.leaseOwner, this.deps.workerId));
   }
 
-  /** Moves a held job on from waiting for its calls to its next request. */
-  async toRequest(job: AgentJobRow): Promise<void> {
-    await this.deps.db
+  /**
+   * Moves a held job on from waiting for its calls to its next request, renewing the lease as a
+   * claim would; the job as it now is, or null when another process took it meanwhile.
+   */
+  async toRequest(job: AgentJobRow): Promise<AgentJobRow | null> {
+    const now = new Date();
+    const [next] = await this.deps.db
       .update(agentJobs)
-      .set({ phase: 'REQUEST', updatedAt: new Date() })
-      .where(and(eq(agentJobs.runId, job.runId), eq(agentJobs.leaseOwner, this.deps.workerId)));
+      .set({ phase: 'REQUEST', leaseExpiresAt: new Date(now.getTime() + this.deps.leaseMs), updatedAt: now })
+      .where(
+        and(
+          eq(agentJobs.runId, job.runId),
+          eq(agentJobs.status, 'RUNNING'),
+          eq(agentJobs.leaseOwner, this.deps.workerId),
+        ),
+      )
+      .returning();
+    return next ?? null;
   }
 
   /** Journals beside a request in flight: failing to record a retry must not fail the request itself. */
@@ -112,14 +129,14 @@ export class AgentJobs {
       this.deps.logger.warn({ err: error }, 'journaling a model request failure failed');
     }
   }
-  /** The round's turn, usage and phase in one transaction; false when the turn was an earlier round's. */
+  /** The round's turn, usage and phase in one transaction: the job as it now is; null when the turn was an earlier round's. */
   async recordRound(
     job: AgentJobRow,
     round: number,
     turn: ModelTurnRow,
     calls: number,
     result: Sent | null,
-  ): Promise<boolean> {
+  ): Promise<AgentJobRow | null> {
     const usage = result?.usage ?? null;
     return this.deps.db.transaction(async (tx) => {
       const [inserted] = await tx
@@ -137,8 +154,8 @@ export class AgentJobs {
         })
         .onConflictDoNothing()
         .returning();
-      if (!inserted) return false;
-      await tx
+      if (!inserted) return null;
+      const [recorded] = await tx
         .update(agentJobs)
         .set({
           round,
@@ -148,7 +165,8 @@ export class AgentJobs {
           reasoningTokens: sql`${agentJobs.reasoningTokens} + ${usage?.reasoningTokens ?? 0}`,
           updatedAt: new Date(),
         })
-        .where(eq(agentJobs.runId, job.runId));
+        .where(eq(agentJobs.runId, job.runId))
+        .returning();
       await appendEvents(tx, [
         {
           type: 'agent_round_finished',
@@ -164,7 +182,7 @@ export class AgentJobs {
           },
         },
       ]);
-      return true;
+      return recorded ?? null;
     });
   }
 
