@@ -37,6 +37,13 @@ function oversized(call: ToolCallRequest): ToolError | null {
 /** A model response as submitted: a body, or the stream's events / chunks already JSON-decoded. */
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
+export interface SubmitInput {
+  runId: string;
+  provider: ProviderKind;
+  response: unknown;
+  stream?: boolean | null;
+}
+
 export interface SubmittedTurn {
   turn: ModelTurnRow;
   calls: ToolCallRow[];
@@ -86,20 +93,30 @@ export class ModelService {
    * make sense of is recorded as failed (recoverable) so that it still gets an answer. Submitting
    * the same response again returns the same turn and the same calls.
    */
-  async submit(
-    input: { runId: string; provider: ProviderKind; response: unknown; stream?: boolean | null },
+  async submit(input: SubmitInput, principal: Principal): Promise<SubmittedTurn> {
+    return this.submitFor(await this.context.requireRun(input.runId, principal), input, principal);
+  }
+
+  /**
+   * submit for a run the caller has read (the agent loop, once per round); `offered` are the tool
+   * names of the request the response answers, so they need not be resolved again.
+   */
+  async submitFor(
+    run: RunRow,
+    input: SubmitInput,
     principal: Principal,
+    offered?: ToolDeclarations['names'],
   ): Promise<SubmittedTurn> {
+    assertMayRead(principal, run);
     if (Buffer.byteLength(JSON.stringify(input.response ?? null)) > MAX_RESPONSE_BYTES)
       throw badInput(`response: must be at most ${MAX_RESPONSE_BYTES} bytes of JSON`, { field: 'response' });
     if (input.stream && !Array.isArray(input.response))
       throw badInput('response: a stream is a list of events or chunks', { field: 'response' });
-    const run = await this.context.requireRun(input.runId, principal);
     const adapter = adapterFor(input.provider);
     const body = input.stream ? adapter.assembleStream(input.response as unknown[]) : input.response;
     // A body that is no response of the provider is refused here, before any turn or call is written.
     assertProviderResponse(input.provider, body, input.stream === true);
-    const { names } = await this.declarations(run, input.provider);
+    const names = offered ?? (await this.declarations(run, input.provider)).names;
     const registered = (await this.db.select({ name: tools.name }).from(tools)).map((t) => t.name);
     const parsed = resolveUnoffered(adapter.parseResponse(body, names), registered, adapter.nameRules);
     const native = JSON.stringify(parsed.assistantTurn.native);
@@ -238,8 +255,19 @@ export class ModelService {
     input: { runId: string; provider: ProviderKind; strict?: boolean | null } & PresetChoice,
     principal: Principal,
   ): Promise<{ body: Record<string, unknown>; frame: ContextFrame }> {
-    const preset = choosePreset(input);
     const run = await this.context.requireRun(input.runId, principal);
+    const { body, frame } = await this.requestFor(run, input, principal);
+    return { body, frame };
+  }
+
+  /** modelRequest for a run the caller has read (the agent loop), with the tool names it offers. */
+  async requestFor(
+    run: RunRow,
+    input: { provider: ProviderKind; strict?: boolean | null } & PresetChoice,
+    principal: Principal,
+  ): Promise<{ body: Record<string, unknown>; frame: ContextFrame; names: ToolDeclarations['names'] }> {
+    assertMayRead(principal, run);
+    const preset = choosePreset(input);
     const turns = await storedConversation(this.db, run, await this.turns(run.id));
     const frame = await this.context.frameFor(run, preset, principal);
     const declarations = await this.declarations(run, input.provider, input.strict);
@@ -250,6 +278,6 @@ export class ModelService {
       tools: declarations.tools,
       names: declarations.names,
     });
-    return { body, frame };
+    return { body, frame, names: declarations.names };
   }
 }

@@ -8,6 +8,7 @@ import type { JournalEvent } from '../../core/journal-event.js';
 import type { Logger } from '../../core/logger.js';
 import type { Db } from '../../db/client.js';
 import type { JournalBus } from '../../journal/bus.js';
+import type { ToolDeclarations } from '../../model/providers/types.js';
 import type { ModelService } from '../../model/service.js';
 import type { ModelConnection, ModelConnectionService, ProviderClient } from '../models/index.js';
 import { AgentJobs } from './jobs.js';
@@ -67,6 +68,8 @@ interface RoundRequest {
   principal: Principal;
   round: number;
   body: Record<string, unknown>;
+  /** The tool names the request offered: its answer is parsed against them. */
+  names: ToolDeclarations['names'];
 }
 
 /**
@@ -280,16 +283,16 @@ export class AgentLoop {
     }
     const principal = job.principal as Principal;
     const round = job.round + 1;
-    let body: Record<string, unknown>;
+    let request: Awaited<ReturnType<ModelService['requestFor']>>;
     try {
-      ({ body } = await this.deps.models.modelRequest(
+      request = await this.deps.models.requestFor(
+        run,
         {
-          runId: run.id,
           provider: connection.wireFormat,
           ...(job.preset ? { preset: job.preset } : { presetName: job.presetName }),
         },
         principal,
-      ));
+      );
     } catch (error) {
       if (!DomainError.is(error)) throw error;
       // A call opened since the wait ended (a person's call on the run): wait for it too.
@@ -305,13 +308,13 @@ export class AgentLoop {
     const renew = setInterval(() => void this.jobs.renew(job), Math.max(50, this.options.leaseMs / 3));
     renew.unref();
     try {
-      return await this.round({ job, run, connection, principal, round, body });
+      return await this.round({ job, run, connection, principal, round, ...request });
     } finally {
       clearInterval(renew);
     }
   }
 
-  private async round({ job, run, connection, principal, round, body }: RoundRequest): Promise<Step> {
+  private async round({ job, run, connection, principal, round, body, names }: RoundRequest): Promise<Step> {
     const result = await this.requests.send(job, connection, round, body);
     if (result === 'cancelled') return this.stopped ? 'done' : 'again';
     if (result === 'failed') return 'done';
@@ -319,9 +322,11 @@ export class AgentLoop {
 
     let stored: Awaited<ReturnType<ModelService['submit']>>;
     try {
-      stored = await this.deps.models.submit(
+      stored = await this.deps.models.submitFor(
+        run,
         { runId: run.id, provider: connection.wireFormat, response: result.response },
         principal,
+        names,
       );
     } catch (error) {
       if (!DomainError.is(error)) throw error;
