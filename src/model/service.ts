@@ -18,6 +18,7 @@ import type { ToolCallRequest } from '../core/tool-call.js';
 import type { ToolError } from '../core/tool-result.js';
 import { cutAt } from '../core/unicode.js';
 import type { Db } from '../db/client.js';
+import type { Tx } from '../db/tx.js';
 import { reserveCallKeys } from './call-key-reservation.js';
 import { originalsOf } from './call-outcomes.js';
 import { renderModelRequest } from './context/render.js';
@@ -42,6 +43,11 @@ export interface SubmitInput {
   provider: ProviderKind;
   response: unknown;
   stream?: boolean | null;
+}
+
+export interface SubmitOptions {
+  offered?: ToolDeclarations['names'];
+  onStored?: (tx: Tx, turn: ModelTurnRow) => Promise<void>;
 }
 
 export interface SubmittedTurn {
@@ -98,14 +104,15 @@ export class ModelService {
   }
 
   /**
-   * submit for a run the caller has read (the agent loop, once per round); `offered` are the tool
-   * names of the request the response answers, so they need not be resolved again.
+   * submit for a run the caller has read (the agent loop, once per round): `offered` are the tool
+   * names of the request the response answers, so they need not be resolved again; `onStored`
+   * writes in the transaction that stores a new turn (not one found by its hash), before its calls.
    */
   async submitFor(
     run: RunRow,
     input: SubmitInput,
     principal: Principal,
-    offered?: ToolDeclarations['names'],
+    { offered, onStored }: SubmitOptions = {},
   ): Promise<SubmittedTurn> {
     assertMayRead(principal, run);
     if (Buffer.byteLength(JSON.stringify(input.response ?? null)) > MAX_RESPONSE_BYTES)
@@ -163,6 +170,7 @@ export class ModelService {
           createdBy: actorOf(principal),
         })
         .returning();
+      await onStored?.(tx, created!);
       return { turn: created!, scoped };
     });
 

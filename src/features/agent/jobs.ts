@@ -4,6 +4,7 @@ import type { NewJournalEvent } from '../../core/journal-event.js';
 import type { Logger } from '../../core/logger.js';
 import type { ToolError } from '../../core/tool-result.js';
 import type { Db } from '../../db/client.js';
+import type { Tx } from '../../db/tx.js';
 import { appendEvents } from '../../journal/append.js';
 import type { ModelTurnRow } from '../../model/tables.js';
 import type { ModelCallResult } from '../models/index.js';
@@ -129,61 +130,68 @@ export class AgentJobs {
       this.deps.logger.warn({ err: error }, 'journaling a model request failure failed');
     }
   }
-  /** The round's turn, usage and phase in one transaction: the job as it now is; null when the turn was an earlier round's. */
-  async recordRound(
+  /** A turn adopted as its round (see recordRoundIn), in a transaction of its own. */
+  recordRound(job: AgentJobRow, round: number, turn: ModelTurnRow): Promise<AgentJobRow | null> {
+    return this.deps.db.transaction((tx) => this.recordRoundIn(tx, job, round, turn, null));
+  }
+
+  /**
+   * The round's turn, usage and phase, with its journal event, in the transaction given (the one
+   * that stores the turn): the job as it now is; null when the round was recorded already.
+   */
+  async recordRoundIn(
+    tx: Tx,
     job: AgentJobRow,
     round: number,
     turn: ModelTurnRow,
-    calls: number,
     result: Sent | null,
   ): Promise<AgentJobRow | null> {
     const usage = result?.usage ?? null;
-    return this.deps.db.transaction(async (tx) => {
-      const [inserted] = await tx
-        .insert(agentRounds)
-        .values({
-          runId: job.runId,
+    const calls = turn.providerCallIds.length;
+    const [inserted] = await tx
+      .insert(agentRounds)
+      .values({
+        runId: job.runId,
+        round,
+        turnId: turn.id,
+        calls,
+        inputTokens: usage?.inputTokens ?? null,
+        outputTokens: usage?.outputTokens ?? null,
+        reasoningTokens: usage?.reasoningTokens ?? null,
+        attempts: result?.attempts ?? 0,
+        durationMs: result?.durationMs ?? 0,
+      })
+      .onConflictDoNothing()
+      .returning();
+    if (!inserted) return null;
+    const [recorded] = await tx
+      .update(agentJobs)
+      .set({
+        round,
+        phase: 'WAIT',
+        inputTokens: sql`${agentJobs.inputTokens} + ${usage?.inputTokens ?? 0}`,
+        outputTokens: sql`${agentJobs.outputTokens} + ${usage?.outputTokens ?? 0}`,
+        reasoningTokens: sql`${agentJobs.reasoningTokens} + ${usage?.reasoningTokens ?? 0}`,
+        updatedAt: new Date(),
+      })
+      .where(eq(agentJobs.runId, job.runId))
+      .returning();
+    await appendEvents(tx, [
+      {
+        type: 'agent_round_finished',
+        runId: job.runId,
+        actor: LOOP_ACTOR,
+        payload: {
           round,
           turnId: turn.id,
           calls,
-          inputTokens: usage?.inputTokens ?? null,
-          outputTokens: usage?.outputTokens ?? null,
-          reasoningTokens: usage?.reasoningTokens ?? null,
-          attempts: result?.attempts ?? 0,
-          durationMs: result?.durationMs ?? 0,
-        })
-        .onConflictDoNothing()
-        .returning();
-      if (!inserted) return null;
-      const [recorded] = await tx
-        .update(agentJobs)
-        .set({
-          round,
-          phase: 'WAIT',
-          inputTokens: sql`${agentJobs.inputTokens} + ${usage?.inputTokens ?? 0}`,
-          outputTokens: sql`${agentJobs.outputTokens} + ${usage?.outputTokens ?? 0}`,
-          reasoningTokens: sql`${agentJobs.reasoningTokens} + ${usage?.reasoningTokens ?? 0}`,
-          updatedAt: new Date(),
-        })
-        .where(eq(agentJobs.runId, job.runId))
-        .returning();
-      await appendEvents(tx, [
-        {
-          type: 'agent_round_finished',
-          runId: job.runId,
-          actor: LOOP_ACTOR,
-          payload: {
-            round,
-            turnId: turn.id,
-            calls,
-            usage,
-            attempts: result?.attempts ?? null,
-            adopted: result === null,
-          },
+          usage,
+          attempts: result?.attempts ?? null,
+          adopted: result === null,
         },
-      ]);
-      return recorded ?? null;
-    });
+      },
+    ]);
+    return recorded ?? null;
   }
 
   /**

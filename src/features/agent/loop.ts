@@ -321,12 +321,20 @@ export class AgentLoop {
     if (!(await this.jobs.stillOurs(job))) return 'done';
 
     let stored: Awaited<ReturnType<ModelService['submit']>>;
+    // The round is recorded with its turn, in one transaction: a turn found by its hash (the
+    // model repeated an earlier response) records nothing.
+    let recorded: AgentJobRow | null = null;
     try {
       stored = await this.deps.models.submitFor(
         run,
         { runId: run.id, provider: connection.wireFormat, response: result.response },
         principal,
-        names,
+        {
+          offered: names,
+          onStored: async (tx, turn) => {
+            recorded = await this.jobs.recordRoundIn(tx, job, round, turn, result);
+          },
+        },
       );
     } catch (error) {
       if (!DomainError.is(error)) throw error;
@@ -335,7 +343,6 @@ export class AgentLoop {
       await this.jobs.stop(job, 'system_failure', { message: error.message, code: error.code });
       return 'done';
     }
-    const recorded = await this.jobs.recordRound(job, round, stored.turn, stored.calls.length, result);
     if (recorded === null) {
       await this.jobs.stop(job, 'system_failure', {
         message: `the model repeated the response of an earlier round (turn ${stored.turn.id})`,
@@ -357,7 +364,7 @@ export class AgentLoop {
   private async adoptStoredTurn(job: AgentJobRow): Promise<boolean> {
     const turn = await unrecordedTurn(this.deps.db, job);
     if (!turn) return false;
-    await this.jobs.recordRound(job, job.round + 1, turn, turn.providerCallIds.length, null);
+    await this.jobs.recordRound(job, job.round + 1, turn);
     return true;
   }
 }
