@@ -27,6 +27,16 @@ export interface AgentJobsDeps {
   leaseMs: number;
 }
 
+/**
+ * Thrown inside the transaction that stores a round's turn when this process no longer holds the
+ * job: the turn is rolled back with it, so a process that lost the run stores nothing.
+ */
+export class LeaseLost extends Error {
+  constructor(runId: string) {
+    super(`the agent loop of run ${runId} is driven by another process`);
+  }
+}
+
 const failureOf = (code: string, message: string): ToolError => ({ kind: 'SYSTEM_FAILURE', code, message });
 
 /**
@@ -130,14 +140,22 @@ export class AgentJobs {
       this.deps.logger.warn({ err: error }, 'journaling a model request failure failed');
     }
   }
-  /** A turn adopted as its round (see recordRoundIn), in a transaction of its own. */
-  recordRound(job: AgentJobRow, round: number, turn: ModelTurnRow): Promise<AgentJobRow | null> {
-    return this.deps.db.transaction((tx) => this.recordRoundIn(tx, job, round, turn, null));
+  /** A turn adopted as its round (see recordRoundIn), in a transaction of its own; false when the job was lost. */
+  async recordRound(job: AgentJobRow, round: number, turn: ModelTurnRow): Promise<boolean> {
+    try {
+      await this.deps.db.transaction((tx) => this.recordRoundIn(tx, job, round, turn, null));
+      return true;
+    } catch (error) {
+      if (error instanceof LeaseLost) return false;
+      throw error;
+    }
   }
 
   /**
    * The round's turn, usage and phase, with its journal event, in the transaction given (the one
-   * that stores the turn): the job as it now is; null when the round was recorded already.
+   * that stores the turn): the job as it now is. Throws LeaseLost, rolling the transaction back,
+   * when another process holds the job or recorded the round: checked here, in the same
+   * transaction, rather than by a read before it.
    */
   async recordRoundIn(
     tx: Tx,
@@ -145,7 +163,7 @@ export class AgentJobs {
     round: number,
     turn: ModelTurnRow,
     result: Sent | null,
-  ): Promise<AgentJobRow | null> {
+  ): Promise<AgentJobRow> {
     const usage = result?.usage ?? null;
     const calls = turn.providerCallIds.length;
     const [inserted] = await tx
@@ -163,7 +181,7 @@ export class AgentJobs {
       })
       .onConflictDoNothing()
       .returning();
-    if (!inserted) return null;
+    if (!inserted) throw new LeaseLost(job.runId);
     const [recorded] = await tx
       .update(agentJobs)
       .set({
@@ -174,8 +192,15 @@ export class AgentJobs {
         reasoningTokens: sql`${agentJobs.reasoningTokens} + ${usage?.reasoningTokens ?? 0}`,
         updatedAt: new Date(),
       })
-      .where(eq(agentJobs.runId, job.runId))
+      .where(
+        and(
+          eq(agentJobs.runId, job.runId),
+          eq(agentJobs.status, 'RUNNING'),
+          eq(agentJobs.leaseOwner, this.deps.workerId),
+        ),
+      )
       .returning();
+    if (!recorded) throw new LeaseLost(job.runId);
     await appendEvents(tx, [
       {
         type: 'agent_round_finished',
@@ -191,7 +216,7 @@ export class AgentJobs {
         },
       },
     ]);
-    return recorded ?? null;
+    return recorded;
   }
 
   /**

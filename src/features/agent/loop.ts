@@ -11,7 +11,7 @@ import type { JournalBus } from '../../journal/bus.js';
 import type { ToolDeclarations } from '../../model/providers/types.js';
 import type { ModelService } from '../../model/service.js';
 import type { ModelConnection, ModelConnectionService, ProviderClient } from '../models/index.js';
-import { AgentJobs } from './jobs.js';
+import { AgentJobs, LeaseLost } from './jobs.js';
 import { type ModelOutputHub, roundFinished } from './output.js';
 import { callsState, unrecordedTurn } from './round-state.js';
 import { type AgentStopReason, limitReached } from './rules/stop.js';
@@ -252,7 +252,7 @@ export class AgentLoop {
    * next request with the run just read (a cancel meanwhile aborts the request or fails its submit).
    */
   private async afterCalls(job: AgentJobRow, run: RunRow): Promise<Step> {
-    const { open, finished } = await callsState(this.deps.db, job);
+    const { open, finished, unrecorded } = await callsState(this.deps.db, job);
     if (open) {
       await this.jobs.release(job, 'WAIT');
       return 'wait';
@@ -262,13 +262,13 @@ export class AgentLoop {
       return 'done';
     }
     const next = await this.jobs.toRequest(job);
-    return next ? this.request(next, run) : 'again';
+    return next ? this.request(next, run, unrecorded) : 'again';
   }
 
   /** One round: the request modelRequest gives, sent with streaming; the answer stored as submitModelResponse stores it. */
-  private async request(job: AgentJobRow, run: RunRow): Promise<Step> {
-    const adopted = await this.adoptStoredTurn(job);
-    if (adopted) return 'again';
+  /** `mayAdopt` false: the step just saw no turn without its round, so none is looked for again. */
+  private async request(job: AgentJobRow, run: RunRow, mayAdopt = true): Promise<Step> {
+    if (mayAdopt && (await this.adoptStoredTurn(job))) return 'again';
     const limit = limitReached(job);
     if (limit) {
       await this.jobs.stop(job, limit, {});
@@ -318,7 +318,6 @@ export class AgentLoop {
     const result = await this.requests.send(job, connection, round, body);
     if (result === 'cancelled') return this.stopped ? 'done' : 'again';
     if (result === 'failed') return 'done';
-    if (!(await this.jobs.stillOurs(job))) return 'done';
 
     let stored: Awaited<ReturnType<ModelService['submit']>>;
     // The round is recorded with its turn, in one transaction: a turn found by its hash (the
@@ -337,6 +336,7 @@ export class AgentLoop {
         },
       );
     } catch (error) {
+      if (error instanceof LeaseLost) return 'done';
       if (!DomainError.is(error)) throw error;
       // The run ended meanwhile: the next step stops the loop with the run's reason.
       if (error.code === 'CONFLICT' && error.details?.status) return 'again';
@@ -344,6 +344,7 @@ export class AgentLoop {
       return 'done';
     }
     if (recorded === null) {
+      if (!(await this.jobs.stillOurs(job))) return 'done';
       await this.jobs.stop(job, 'system_failure', {
         message: `the model repeated the response of an earlier round (turn ${stored.turn.id})`,
       });

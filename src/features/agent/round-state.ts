@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, notExists, sql } from 'drizzle-orm';
 import { openCallStatuses } from '../../calls/index.js';
 import { toolCalls } from '../../calls/tables.js';
 import type { Db } from '../../db/client.js';
@@ -7,10 +7,14 @@ import { FINISH_TOOL } from './rules/stop.js';
 import type { AgentJobRow } from './service.js';
 import { agentJobs, agentRounds } from './tables.js';
 
-/** Where the run's calls stand after a round: any still open, and whether the round's workspace.finish completed. */
+/**
+ * Where the run stands after a round: any call still open, whether the round's workspace.finish
+ * completed, and whether a turn stored since the loop started has no round (see unrecordedTurn).
+ */
 export interface CallsState {
   open: boolean;
   finished: boolean;
+  unrecorded: boolean;
 }
 
 /**
@@ -37,11 +41,32 @@ export async function callsState(db: Db, job: AgentJobRow): Promise<CallsState> 
       ),
     )
     .limit(1);
+  const stray = db
+    .select({ id: modelTurns.id })
+    .from(modelTurns)
+    .where(
+      and(
+        eq(modelTurns.runId, job.runId),
+        gte(modelTurns.createdAt, job.createdAt),
+        notExists(
+          db.select({ id: agentRounds.id }).from(agentRounds).where(eq(agentRounds.turnId, modelTurns.id)),
+        ),
+      ),
+    )
+    .limit(1);
   const [row] = await db
-    .select({ open: sql<boolean>`exists(${open})`, finished: sql<boolean>`exists(${finish})` })
+    .select({
+      open: sql<boolean>`exists(${open})`,
+      finished: sql<boolean>`exists(${finish})`,
+      unrecorded: sql<boolean>`exists(${stray})`,
+    })
     .from(agentJobs)
     .where(eq(agentJobs.runId, job.runId));
-  return { open: row?.open === true, finished: row?.finished === true };
+  return {
+    open: row?.open === true,
+    finished: row?.finished === true,
+    unrecorded: row?.unrecorded !== false,
+  };
 }
 
 /**
