@@ -6,10 +6,11 @@ import {
   MAX_ARGUMENT_BYTES,
   MAX_PROVIDER_CALL_ID_LENGTH,
   type PolicyService,
+  type RegistryService,
   type RunService,
   type ToolCallService,
 } from '../calls/index.js';
-import { type RunRow, type ToolCallRow, toolCalls, tools } from '../calls/tables.js';
+import { type RunRow, type ToolCallRow, toolCalls } from '../calls/tables.js';
 import { actorOf, type Principal } from '../core/auth.js';
 import { argumentsTooLarge } from '../core/call-results.js';
 import { canonicalJson } from '../core/canonical-json.js';
@@ -45,6 +46,15 @@ export interface SubmitInput {
   stream?: boolean | null;
 }
 
+export interface ModelServiceDeps {
+  db: Db;
+  runs: RunService;
+  policy: PolicyService;
+  calls: ToolCallService;
+  context: ContextService;
+  registry: RegistryService;
+}
+
 export interface SubmitOptions {
   offered?: ToolDeclarations['names'];
   onStored?: (tx: Tx, turn: ModelTurnRow) => Promise<void>;
@@ -66,13 +76,23 @@ export interface SubmittedTurn {
  * conversation.ts (the stored turns with their calls' outcomes, for the next request).
  */
 export class ModelService {
-  constructor(
-    private readonly db: Db,
-    private readonly runs: RunService,
-    private readonly policy: PolicyService,
-    private readonly calls: ToolCallService,
-    private readonly context: ContextService,
-  ) {}
+  private readonly db: Db;
+  private readonly runs: RunService;
+  private readonly policy: PolicyService;
+  private readonly calls: ToolCallService;
+  private readonly context: ContextService;
+  private readonly registry: RegistryService;
+
+  constructor(deps: ModelServiceDeps) {
+    ({
+      db: this.db,
+      runs: this.runs,
+      policy: this.policy,
+      calls: this.calls,
+      context: this.context,
+      registry: this.registry,
+    } = deps);
+  }
 
   /** Only tools the run's policy makes visible, resolved as its calls are. */
   async declarations(
@@ -124,7 +144,8 @@ export class ModelService {
     // A body that is no response of the provider is refused here, before any turn or call is written.
     assertProviderResponse(input.provider, body, input.stream === true);
     const names = offered ?? (await this.declarations(run, input.provider)).names;
-    const registered = (await this.db.select({ name: tools.name }).from(tools)).map((t) => t.name);
+    // The registry's own cache (dropped on every change, in every process), not a read per turn.
+    const registered = (await this.registry.all()).map((t) => t.name);
     const parsed = resolveUnoffered(adapter.parseResponse(body, names), registered, adapter.nameRules);
     const native = JSON.stringify(parsed.assistantTurn.native);
     // The whole body, not just the turn: a provider's response id (and usage) tells a model that
