@@ -195,7 +195,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
   const modelConnections = new ModelConnectionService(db);
   const agentRuns = new AgentRunService(db, runs, modelConnections);
   const context = new ContextService({ db, runs, chats, worldInfo, workspaces, prompts: agentRuns });
-  const models = new ModelService(db, runs, policy, calls, context);
+  const models = new ModelService({ db, runs, policy, calls, context, registry });
   const providerClient = new ProviderClient(logger, { ...DEFAULT_RETRY_POLICY, ...options.modelRetry });
   const agentOutput = new ModelOutputHub(database, logger);
   const metrics = new Metrics();

@@ -6,10 +6,11 @@ import {
   MAX_ARGUMENT_BYTES,
   MAX_PROVIDER_CALL_ID_LENGTH,
   type PolicyService,
+  type RegistryService,
   type RunService,
   type ToolCallService,
 } from '../calls/index.js';
-import { type RunRow, type ToolCallRow, toolCalls, tools } from '../calls/tables.js';
+import { type RunRow, type ToolCallRow, toolCalls } from '../calls/tables.js';
 import { actorOf, type Principal } from '../core/auth.js';
 import { argumentsTooLarge } from '../core/call-results.js';
 import { canonicalJson } from '../core/canonical-json.js';
@@ -18,6 +19,7 @@ import type { ToolCallRequest } from '../core/tool-call.js';
 import type { ToolError } from '../core/tool-result.js';
 import { cutAt } from '../core/unicode.js';
 import type { Db } from '../db/client.js';
+import type { Tx } from '../db/tx.js';
 import { reserveCallKeys } from './call-key-reservation.js';
 import { originalsOf } from './call-outcomes.js';
 import { renderModelRequest } from './context/render.js';
@@ -37,6 +39,27 @@ function oversized(call: ToolCallRequest): ToolError | null {
 /** A model response as submitted: a body, or the stream's events / chunks already JSON-decoded. */
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
+export interface SubmitInput {
+  runId: string;
+  provider: ProviderKind;
+  response: unknown;
+  stream?: boolean | null;
+}
+
+export interface ModelServiceDeps {
+  db: Db;
+  runs: RunService;
+  policy: PolicyService;
+  calls: ToolCallService;
+  context: ContextService;
+  registry: RegistryService;
+}
+
+export interface SubmitOptions {
+  offered?: ToolDeclarations['names'];
+  onStored?: (tx: Tx, turn: ModelTurnRow) => Promise<void>;
+}
+
 export interface SubmittedTurn {
   turn: ModelTurnRow;
   calls: ToolCallRow[];
@@ -53,13 +76,23 @@ export interface SubmittedTurn {
  * conversation.ts (the stored turns with their calls' outcomes, for the next request).
  */
 export class ModelService {
-  constructor(
-    private readonly db: Db,
-    private readonly runs: RunService,
-    private readonly policy: PolicyService,
-    private readonly calls: ToolCallService,
-    private readonly context: ContextService,
-  ) {}
+  private readonly db: Db;
+  private readonly runs: RunService;
+  private readonly policy: PolicyService;
+  private readonly calls: ToolCallService;
+  private readonly context: ContextService;
+  private readonly registry: RegistryService;
+
+  constructor(deps: ModelServiceDeps) {
+    ({
+      db: this.db,
+      runs: this.runs,
+      policy: this.policy,
+      calls: this.calls,
+      context: this.context,
+      registry: this.registry,
+    } = deps);
+  }
 
   /** Only tools the run's policy makes visible, resolved as its calls are. */
   async declarations(
@@ -86,21 +119,33 @@ export class ModelService {
    * make sense of is recorded as failed (recoverable) so that it still gets an answer. Submitting
    * the same response again returns the same turn and the same calls.
    */
-  async submit(
-    input: { runId: string; provider: ProviderKind; response: unknown; stream?: boolean | null },
+  async submit(input: SubmitInput, principal: Principal): Promise<SubmittedTurn> {
+    return this.submitFor(await this.context.requireRun(input.runId, principal), input, principal);
+  }
+
+  /**
+   * submit for a run the caller has read (the agent loop, once per round): `offered` are the tool
+   * names of the request the response answers, so they need not be resolved again; `onStored`
+   * writes in the transaction that stores a new turn (not one found by its hash), before its calls.
+   */
+  async submitFor(
+    run: RunRow,
+    input: SubmitInput,
     principal: Principal,
+    { offered, onStored }: SubmitOptions = {},
   ): Promise<SubmittedTurn> {
+    assertMayRead(principal, run);
     if (Buffer.byteLength(JSON.stringify(input.response ?? null)) > MAX_RESPONSE_BYTES)
       throw badInput(`response: must be at most ${MAX_RESPONSE_BYTES} bytes of JSON`, { field: 'response' });
     if (input.stream && !Array.isArray(input.response))
       throw badInput('response: a stream is a list of events or chunks', { field: 'response' });
-    const run = await this.context.requireRun(input.runId, principal);
     const adapter = adapterFor(input.provider);
     const body = input.stream ? adapter.assembleStream(input.response as unknown[]) : input.response;
     // A body that is no response of the provider is refused here, before any turn or call is written.
     assertProviderResponse(input.provider, body, input.stream === true);
-    const { names } = await this.declarations(run, input.provider);
-    const registered = (await this.db.select({ name: tools.name }).from(tools)).map((t) => t.name);
+    const names = offered ?? (await this.declarations(run, input.provider)).names;
+    // The registry's own cache (dropped on every change, in every process), not a read per turn.
+    const registered = (await this.registry.all()).map((t) => t.name);
     const parsed = resolveUnoffered(adapter.parseResponse(body, names), registered, adapter.nameRules);
     const native = JSON.stringify(parsed.assistantTurn.native);
     // The whole body, not just the turn: a provider's response id (and usage) tells a model that
@@ -146,6 +191,7 @@ export class ModelService {
           createdBy: actorOf(principal),
         })
         .returning();
+      await onStored?.(tx, created!);
       return { turn: created!, scoped };
     });
 
@@ -238,8 +284,19 @@ export class ModelService {
     input: { runId: string; provider: ProviderKind; strict?: boolean | null } & PresetChoice,
     principal: Principal,
   ): Promise<{ body: Record<string, unknown>; frame: ContextFrame }> {
-    const preset = choosePreset(input);
     const run = await this.context.requireRun(input.runId, principal);
+    const { body, frame } = await this.requestFor(run, input, principal);
+    return { body, frame };
+  }
+
+  /** modelRequest for a run the caller has read (the agent loop), with the tool names it offers. */
+  async requestFor(
+    run: RunRow,
+    input: { provider: ProviderKind; strict?: boolean | null } & PresetChoice,
+    principal: Principal,
+  ): Promise<{ body: Record<string, unknown>; frame: ContextFrame; names: ToolDeclarations['names'] }> {
+    assertMayRead(principal, run);
+    const preset = choosePreset(input);
     const turns = await storedConversation(this.db, run, await this.turns(run.id));
     const frame = await this.context.frameFor(run, preset, principal);
     const declarations = await this.declarations(run, input.provider, input.strict);
@@ -250,6 +307,6 @@ export class ModelService {
       tools: declarations.tools,
       names: declarations.names,
     });
-    return { body, frame };
+    return { body, frame, names: declarations.names };
   }
 }

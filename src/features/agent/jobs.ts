@@ -4,6 +4,7 @@ import type { NewJournalEvent } from '../../core/journal-event.js';
 import type { Logger } from '../../core/logger.js';
 import type { ToolError } from '../../core/tool-result.js';
 import type { Db } from '../../db/client.js';
+import type { Tx } from '../../db/tx.js';
 import { appendEvents } from '../../journal/append.js';
 import type { ModelTurnRow } from '../../model/tables.js';
 import type { ModelCallResult } from '../models/index.js';
@@ -24,6 +25,16 @@ export interface AgentJobsDeps {
   workerId: string;
   /** How long a claim holds before another process may take the run over. */
   leaseMs: number;
+}
+
+/**
+ * Thrown inside the transaction that stores a round's turn when this process no longer holds the
+ * job: the turn is rolled back with it, so a process that lost the run stores nothing.
+ */
+export class LeaseLost extends Error {
+  constructor(runId: string) {
+    super(`the agent loop of run ${runId} is driven by another process`);
+  }
 }
 
 const failureOf = (code: string, message: string): ToolError => ({ kind: 'SYSTEM_FAILURE', code, message });
@@ -61,6 +72,11 @@ export class AgentJobs {
     return job ?? null;
   }
 
+  /** The row a held job's last write returned, when it is still this process's to go on with. */
+  held(job: AgentJobRow): AgentJobRow | null {
+    return job.leaseOwner === this.deps.workerId && job.status === 'RUNNING' ? job : null;
+  }
+
   async renew(job: AgentJobRow): Promise<void> {
     try {
       await this.deps.db
@@ -96,12 +112,24 @@ export class AgentJobs {
       .where(eq(agentJobs.leaseOwner, this.deps.workerId));
   }
 
-  /** Moves a held job on from waiting for its calls to its next request. */
-  async toRequest(job: AgentJobRow): Promise<void> {
-    await this.deps.db
+  /**
+   * Moves a held job on from waiting for its calls to its next request, renewing the lease as a
+   * claim would; the job as it now is, or null when another process took it meanwhile.
+   */
+  async toRequest(job: AgentJobRow): Promise<AgentJobRow | null> {
+    const now = new Date();
+    const [next] = await this.deps.db
       .update(agentJobs)
-      .set({ phase: 'REQUEST', updatedAt: new Date() })
-      .where(and(eq(agentJobs.runId, job.runId), eq(agentJobs.leaseOwner, this.deps.workerId)));
+      .set({ phase: 'REQUEST', leaseExpiresAt: new Date(now.getTime() + this.deps.leaseMs), updatedAt: now })
+      .where(
+        and(
+          eq(agentJobs.runId, job.runId),
+          eq(agentJobs.status, 'RUNNING'),
+          eq(agentJobs.leaseOwner, this.deps.workerId),
+        ),
+      )
+      .returning();
+    return next ?? null;
   }
 
   /** Journals beside a request in flight: failing to record a retry must not fail the request itself. */
@@ -112,60 +140,83 @@ export class AgentJobs {
       this.deps.logger.warn({ err: error }, 'journaling a model request failure failed');
     }
   }
-  /** The round's turn, usage and phase in one transaction; false when the turn was an earlier round's. */
-  async recordRound(
+  /** A turn adopted as its round (see recordRoundIn), in a transaction of its own; false when the job was lost. */
+  async recordRound(job: AgentJobRow, round: number, turn: ModelTurnRow): Promise<boolean> {
+    try {
+      await this.deps.db.transaction((tx) => this.recordRoundIn(tx, job, round, turn, null));
+      return true;
+    } catch (error) {
+      if (error instanceof LeaseLost) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * The round's turn, usage and phase, with its journal event, in the transaction given (the one
+   * that stores the turn): the job as it now is. Throws LeaseLost, rolling the transaction back,
+   * when another process holds the job or recorded the round: checked here, in the same
+   * transaction, rather than by a read before it.
+   */
+  async recordRoundIn(
+    tx: Tx,
     job: AgentJobRow,
     round: number,
     turn: ModelTurnRow,
-    calls: number,
     result: Sent | null,
-  ): Promise<boolean> {
+  ): Promise<AgentJobRow> {
     const usage = result?.usage ?? null;
-    return this.deps.db.transaction(async (tx) => {
-      const [inserted] = await tx
-        .insert(agentRounds)
-        .values({
-          runId: job.runId,
+    const calls = turn.providerCallIds.length;
+    const [inserted] = await tx
+      .insert(agentRounds)
+      .values({
+        runId: job.runId,
+        round,
+        turnId: turn.id,
+        calls,
+        inputTokens: usage?.inputTokens ?? null,
+        outputTokens: usage?.outputTokens ?? null,
+        reasoningTokens: usage?.reasoningTokens ?? null,
+        attempts: result?.attempts ?? 0,
+        durationMs: result?.durationMs ?? 0,
+      })
+      .onConflictDoNothing()
+      .returning();
+    if (!inserted) throw new LeaseLost(job.runId);
+    const [recorded] = await tx
+      .update(agentJobs)
+      .set({
+        round,
+        phase: 'WAIT',
+        inputTokens: sql`${agentJobs.inputTokens} + ${usage?.inputTokens ?? 0}`,
+        outputTokens: sql`${agentJobs.outputTokens} + ${usage?.outputTokens ?? 0}`,
+        reasoningTokens: sql`${agentJobs.reasoningTokens} + ${usage?.reasoningTokens ?? 0}`,
+        updatedAt: new Date(),
+      })
+      .where(
+        and(
+          eq(agentJobs.runId, job.runId),
+          eq(agentJobs.status, 'RUNNING'),
+          eq(agentJobs.leaseOwner, this.deps.workerId),
+        ),
+      )
+      .returning();
+    if (!recorded) throw new LeaseLost(job.runId);
+    await appendEvents(tx, [
+      {
+        type: 'agent_round_finished',
+        runId: job.runId,
+        actor: LOOP_ACTOR,
+        payload: {
           round,
           turnId: turn.id,
           calls,
-          inputTokens: usage?.inputTokens ?? null,
-          outputTokens: usage?.outputTokens ?? null,
-          reasoningTokens: usage?.reasoningTokens ?? null,
-          attempts: result?.attempts ?? 0,
-          durationMs: result?.durationMs ?? 0,
-        })
-        .onConflictDoNothing()
-        .returning();
-      if (!inserted) return false;
-      await tx
-        .update(agentJobs)
-        .set({
-          round,
-          phase: 'WAIT',
-          inputTokens: sql`${agentJobs.inputTokens} + ${usage?.inputTokens ?? 0}`,
-          outputTokens: sql`${agentJobs.outputTokens} + ${usage?.outputTokens ?? 0}`,
-          reasoningTokens: sql`${agentJobs.reasoningTokens} + ${usage?.reasoningTokens ?? 0}`,
-          updatedAt: new Date(),
-        })
-        .where(eq(agentJobs.runId, job.runId));
-      await appendEvents(tx, [
-        {
-          type: 'agent_round_finished',
-          runId: job.runId,
-          actor: LOOP_ACTOR,
-          payload: {
-            round,
-            turnId: turn.id,
-            calls,
-            usage,
-            attempts: result?.attempts ?? null,
-            adopted: result === null,
-          },
+          usage,
+          attempts: result?.attempts ?? null,
+          adopted: result === null,
         },
-      ]);
-      return true;
-    });
+      },
+    ]);
+    return recorded;
   }
 
   /**

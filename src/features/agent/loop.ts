@@ -1,22 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, inArray, isNull, lt, or } from 'drizzle-orm';
-import { openCallStatuses, type RunService } from '../../calls/index.js';
-import { type RunRow, toolCalls } from '../../calls/tables.js';
+import { and, eq, isNull, lt, or } from 'drizzle-orm';
+import type { RunService } from '../../calls/index.js';
+import type { RunRow } from '../../calls/tables.js';
 import type { Principal } from '../../core/auth.js';
 import { DomainError } from '../../core/errors.js';
 import type { JournalEvent } from '../../core/journal-event.js';
 import type { Logger } from '../../core/logger.js';
 import type { Db } from '../../db/client.js';
 import type { JournalBus } from '../../journal/bus.js';
+import type { ToolDeclarations } from '../../model/providers/types.js';
 import type { ModelService } from '../../model/service.js';
-import type { ModelTurnRow } from '../../model/tables.js';
 import type { ModelConnection, ModelConnectionService, ProviderClient } from '../models/index.js';
-import { AgentJobs } from './jobs.js';
+import { AgentJobs, LeaseLost } from './jobs.js';
 import { type ModelOutputHub, roundFinished } from './output.js';
-import { type AgentStopReason, FINISH_TOOL, limitReached } from './rules/stop.js';
+import { callsState, unrecordedTurn } from './round-state.js';
+import { type AgentStopReason, limitReached } from './rules/stop.js';
 import { ModelRequests, type ModelRequestsDeps } from './send.js';
 import type { AgentJobRow } from './service.js';
-import { agentJobs, agentRounds } from './tables.js';
+import { agentJobs } from './tables.js';
 
 /** How often at most the sweep looks at a loop waiting for its calls. */
 const WAIT_RECHECK_MS = 30_000;
@@ -53,7 +54,11 @@ const wakeEvents = new Set<JournalEvent['type']>([
   'run_completed',
 ]);
 
-type Step = 'again' | 'wait' | 'done';
+/**
+ * What a step leaves: claim the job again, wait for an event, stop driving, or go on at once with
+ * the job row as the step's last write left it (still held here: no claim needed to read it back).
+ */
+type Step = 'again' | 'wait' | 'done' | AgentJobRow;
 
 /** One round's model request, ready to send: whose job and run, the connection it goes to, its body. */
 interface RoundRequest {
@@ -63,6 +68,8 @@ interface RoundRequest {
   principal: Principal;
   round: number;
   body: Record<string, unknown>;
+  /** The tool names the request offered: its answer is parsed against them. */
+  names: ToolDeclarations['names'];
 }
 
 /**
@@ -212,12 +219,11 @@ export class AgentLoop {
   }
 
   private async drive(runId: string): Promise<void> {
-    for (;;) {
-      if (this.stopped) return;
-      const job = await this.jobs.claim(runId);
-      if (!job) return;
+    let job = await this.jobs.claim(runId);
+    while (job && !this.stopped) {
       const step = await this.step(job);
-      if (step !== 'again') return;
+      if (step === 'wait' || step === 'done') return;
+      job = step === 'again' ? await this.jobs.claim(runId) : this.jobs.held(step);
     }
   }
 
@@ -236,64 +242,33 @@ export class AgentLoop {
   private async endedBecause(job: AgentJobRow, run: RunRow): Promise<AgentStopReason> {
     if (run.status === 'FAILED') return 'system_failure';
     if (run.status === 'COMPLETED') {
-      const last = job.round > 0 ? await this.lastLoopTurn(job) : null;
-      if (last && (await this.finished(run.id, last))) return 'finished';
+      if (job.round > 0 && (await callsState(this.deps.db, job)).finished) return 'finished';
     }
     return 'cancelled';
   }
 
-  /** Waits (lease given up) while calls are open; then stops on workspace.finish, or moves on to the next request. */
+  /**
+   * Waits (lease given up) while calls are open; then stops on workspace.finish, or goes on to the
+   * next request with the run just read (a cancel meanwhile aborts the request or fails its submit).
+   */
   private async afterCalls(job: AgentJobRow, run: RunRow): Promise<Step> {
-    const open = await this.deps.db
-      .select({ id: toolCalls.id })
-      .from(toolCalls)
-      .where(and(eq(toolCalls.runId, run.id), inArray(toolCalls.status, [...openCallStatuses])))
-      .limit(1);
-    if (open.length > 0) {
+    const { open, finished, unrecorded } = await callsState(this.deps.db, job);
+    if (open) {
       await this.jobs.release(job, 'WAIT');
       return 'wait';
     }
-    const last = job.round > 0 ? await this.lastLoopTurn(job) : null;
-    if (last && (await this.finished(run.id, last))) {
+    if (finished) {
       await this.jobs.stop(job, 'finished', {});
       return 'done';
     }
-    await this.jobs.toRequest(job);
-    return 'again';
-  }
-
-  private async lastLoopTurn(job: AgentJobRow): Promise<ModelTurnRow | null> {
-    const [round] = await this.deps.db
-      .select({ turnId: agentRounds.turnId })
-      .from(agentRounds)
-      .where(and(eq(agentRounds.runId, job.runId), eq(agentRounds.round, job.round)));
-    if (!round) return null;
-    const turns = await this.deps.models.turns(job.runId);
-    return turns.find((t) => t.id === round.turnId) ?? null;
-  }
-
-  /** Whether the turn's calls include a workspace.finish that completed. */
-  private async finished(runId: string, turn: ModelTurnRow): Promise<boolean> {
-    if (turn.providerCallIds.length === 0) return false;
-    const done = await this.deps.db
-      .select({ id: toolCalls.id })
-      .from(toolCalls)
-      .where(
-        and(
-          eq(toolCalls.runId, runId),
-          inArray(toolCalls.providerCallId, turn.providerCallIds),
-          eq(toolCalls.name, FINISH_TOOL),
-          eq(toolCalls.status, 'COMPLETED'),
-        ),
-      )
-      .limit(1);
-    return done.length > 0;
+    const next = await this.jobs.toRequest(job);
+    return next ? this.request(next, run, unrecorded) : 'again';
   }
 
   /** One round: the request modelRequest gives, sent with streaming; the answer stored as submitModelResponse stores it. */
-  private async request(job: AgentJobRow, run: RunRow): Promise<Step> {
-    const adopted = await this.adoptStoredTurn(job);
-    if (adopted) return 'again';
+  /** `mayAdopt` false: the step just saw no turn without its round, so none is looked for again. */
+  private async request(job: AgentJobRow, run: RunRow, mayAdopt = true): Promise<Step> {
+    if (mayAdopt && (await this.adoptStoredTurn(job))) return 'again';
     const limit = limitReached(job);
     if (limit) {
       await this.jobs.stop(job, limit, {});
@@ -308,16 +283,16 @@ export class AgentLoop {
     }
     const principal = job.principal as Principal;
     const round = job.round + 1;
-    let body: Record<string, unknown>;
+    let request: Awaited<ReturnType<ModelService['requestFor']>>;
     try {
-      ({ body } = await this.deps.models.modelRequest(
+      request = await this.deps.models.requestFor(
+        run,
         {
-          runId: run.id,
           provider: connection.wireFormat,
           ...(job.preset ? { preset: job.preset } : { presetName: job.presetName }),
         },
         principal,
-      ));
+      );
     } catch (error) {
       if (!DomainError.is(error)) throw error;
       // A call opened since the wait ended (a person's call on the run): wait for it too.
@@ -333,33 +308,43 @@ export class AgentLoop {
     const renew = setInterval(() => void this.jobs.renew(job), Math.max(50, this.options.leaseMs / 3));
     renew.unref();
     try {
-      return await this.round({ job, run, connection, principal, round, body });
+      return await this.round({ job, run, connection, principal, round, ...request });
     } finally {
       clearInterval(renew);
     }
   }
 
-  private async round({ job, run, connection, principal, round, body }: RoundRequest): Promise<Step> {
+  private async round({ job, run, connection, principal, round, body, names }: RoundRequest): Promise<Step> {
     const result = await this.requests.send(job, connection, round, body);
     if (result === 'cancelled') return this.stopped ? 'done' : 'again';
     if (result === 'failed') return 'done';
-    if (!(await this.jobs.stillOurs(job))) return 'done';
 
     let stored: Awaited<ReturnType<ModelService['submit']>>;
+    // The round is recorded with its turn, in one transaction: a turn found by its hash (the
+    // model repeated an earlier response) records nothing.
+    let recorded: AgentJobRow | null = null;
     try {
-      stored = await this.deps.models.submit(
+      stored = await this.deps.models.submitFor(
+        run,
         { runId: run.id, provider: connection.wireFormat, response: result.response },
         principal,
+        {
+          offered: names,
+          onStored: async (tx, turn) => {
+            recorded = await this.jobs.recordRoundIn(tx, job, round, turn, result);
+          },
+        },
       );
     } catch (error) {
+      if (error instanceof LeaseLost) return 'done';
       if (!DomainError.is(error)) throw error;
       // The run ended meanwhile: the next step stops the loop with the run's reason.
       if (error.code === 'CONFLICT' && error.details?.status) return 'again';
       await this.jobs.stop(job, 'system_failure', { message: error.message, code: error.code });
       return 'done';
     }
-    const recorded = await this.jobs.recordRound(job, round, stored.turn, stored.calls.length, result);
-    if (!recorded) {
+    if (recorded === null) {
+      if (!(await this.jobs.stillOurs(job))) return 'done';
       await this.jobs.stop(job, 'system_failure', {
         message: `the model repeated the response of an earlier round (turn ${stored.turn.id})`,
       });
@@ -370,7 +355,7 @@ export class AgentLoop {
       await this.jobs.stop(job, 'no_calls', {});
       return 'done';
     }
-    return 'again';
+    return recorded;
   }
 
   /**
@@ -378,15 +363,9 @@ export class AgentLoop {
    * record the round: that turn is the round (its usage unknown), and it is not asked for again.
    */
   private async adoptStoredTurn(job: AgentJobRow): Promise<boolean> {
-    const turns = await this.deps.models.turns(job.runId);
-    const latest = turns[turns.length - 1];
-    if (!latest || latest.createdAt < job.createdAt) return false;
-    const [known] = await this.deps.db
-      .select({ id: agentRounds.id })
-      .from(agentRounds)
-      .where(eq(agentRounds.turnId, latest.id));
-    if (known) return false;
-    await this.jobs.recordRound(job, job.round + 1, latest, latest.providerCallIds.length, null);
+    const turn = await unrecordedTurn(this.deps.db, job);
+    if (!turn) return false;
+    await this.jobs.recordRound(job, job.round + 1, turn);
     return true;
   }
 }

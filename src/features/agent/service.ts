@@ -21,8 +21,16 @@ export type KickHook = (runId: string) => void;
  * Starting and reading agent loops. The loop itself (loop.ts) is driven from the job row alone;
  * this service only creates jobs, under the run's lock, and shows them.
  */
+/** How many runs' prompts are kept: enough for the loops one process drives at once. */
+const PROMPTS_KEPT = 1_000;
+
 export class AgentRunService {
   private kick: KickHook = () => {};
+  /**
+   * A job's prompt never changes once written (one job per run, never updated or removed), and
+   * every request of the loop reads it: kept here instead of read once per round.
+   */
+  private readonly prompts = new Map<string, string>();
 
   constructor(
     private readonly db: Db,
@@ -118,10 +126,15 @@ export class AgentRunService {
 
   /** The prompt the context frame ends with (only runs an agent loop drives have one). */
   async promptOf(runId: string): Promise<string | null> {
+    const kept = this.prompts.get(runId);
+    if (kept !== undefined) return kept;
     const [job] = await this.db
       .select({ prompt: agentJobs.prompt })
       .from(agentJobs)
       .where(eq(agentJobs.runId, runId));
-    return job?.prompt ?? null;
+    if (!job) return null;
+    if (this.prompts.size >= PROMPTS_KEPT) this.prompts.delete(this.prompts.keys().next().value!);
+    this.prompts.set(runId, job.prompt);
+    return job.prompt;
   }
 }

@@ -109,9 +109,9 @@ describe.each(formats)('%s: the server drives the loop', (format) => {
       'agent_run_started',
       'agent_round_finished',
       'agent_round_finished',
-      // workspace.finish ran (and completed the run) while its turn was submitted.
-      'run_completed',
+      // The round is recorded with its turn; workspace.finish then ran (and completed the run) as its call was requested.
       'agent_round_finished',
+      'run_completed',
       'agent_run_stopped',
     ]);
   });
