@@ -1,0 +1,82 @@
+import type postgres from 'postgres';
+
+/**
+ * A transaction client as Drizzle uses one: its queries (`unsafe`) and nested transactions
+ * (`savepoint`). Every query is prepared (see client.ts).
+ */
+export interface PipelinedTransaction {
+  unsafe: postgres.Sql['unsafe'];
+  savepoint<T>(work: (tx: PipelinedTransaction) => Promise<T>): Promise<T>;
+}
+
+/**
+ * postgres.js's `begin` waits for BEGIN's answer before it sends the transaction's first
+ * statement, and `savepoint` for SAVEPOINT's: a round trip each that carries nothing (issue 30:
+ * a call's two transactions made ten round trips, two of them BEGIN). Here BEGIN and SAVEPOINT
+ * go out with the statement after them, on a connection reserved for the transaction.
+ *
+ * Order: a postgres.js query is handed to its connection one microtask after it is first awaited,
+ * in the order they were awaited, and a connection runs its queries in the order it was handed
+ * them; BEGIN is awaited (`catch`) before the work starts, so it runs first. A BEGIN that fails
+ * means the connection failed, and so does every statement after it.
+ *
+ * Nothing is committed that the work did not see succeed: an error thrown by the work rolls back;
+ * a statement that failed unawaited aborts the transaction, Postgres then answers COMMIT with
+ * ROLLBACK, and that is thrown as an error (postgres.js's `begin` throws the statement's error).
+ */
+export async function pipelinedBegin<T>(
+  sql: postgres.Sql,
+  work: (tx: PipelinedTransaction) => Promise<T>,
+): Promise<T> {
+  const reserved = await sql.reserve();
+  try {
+    let savepoints = 0;
+    const unsafe = ((query: string, parameters?: never[], options?: postgres.UnsafeQueryOptions) =>
+      reserved.unsafe(query, parameters, { ...options, prepare: true })) as postgres.Sql['unsafe'];
+    const tx: PipelinedTransaction = {
+      unsafe,
+      async savepoint(nested) {
+        const name = `s${savepoints++}`;
+        const opened = sent(reserved.unsafe(`savepoint ${name}`));
+        try {
+          const result = await nested(tx);
+          await opened;
+          return result;
+        } catch (error) {
+          if (
+            await opened.then(
+              () => true,
+              () => false,
+            )
+          )
+            await reserved.unsafe(`rollback to savepoint ${name}`);
+          throw error;
+        }
+      },
+    };
+    const opened = sent(reserved.unsafe('begin'));
+    let result: T;
+    try {
+      result = await work(tx);
+      await opened;
+    } catch (error) {
+      await reserved.unsafe('rollback').catch(() => {});
+      throw error;
+    }
+    const committed = await reserved.unsafe('commit');
+    if (committed.command !== 'COMMIT') {
+      throw new Error(
+        `the transaction was rolled back (a statement in it failed unawaited): ${committed.command}`,
+      );
+    }
+    return result;
+  } finally {
+    reserved.release();
+  }
+}
+
+/** Hands the query to its connection now; its outcome is awaited later. */
+function sent<Q extends Promise<unknown>>(query: Q): Q {
+  query.catch(() => {});
+  return query;
+}
