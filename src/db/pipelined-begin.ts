@@ -15,10 +15,11 @@ export interface PipelinedTransaction {
  * a call's two transactions made ten round trips, two of them BEGIN). Here BEGIN and SAVEPOINT
  * go out with the statement after them, on a connection reserved for the transaction.
  *
- * Order: a postgres.js query is handed to its connection one microtask after it is first awaited,
- * in the order they were awaited, and a connection runs its queries in the order it was handed
- * them; BEGIN is awaited (`catch`) before the work starts, so it runs first. A BEGIN that fails
- * means the connection failed, and so does every statement after it.
+ * Order: a postgres.js query is handed to its connection one microtask after it starts (when it is
+ * first awaited, or `execute`d), and a connection runs its queries in the order it was handed
+ * them. Here every query starts as it is made, BEGIN and SAVEPOINT included, so they run in the
+ * order they were made: BEGIN first. A BEGIN that fails means the connection failed, and so does
+ * every statement after it.
  *
  * Nothing is committed that the work did not see succeed: an error thrown by the work rolls back;
  * a statement that failed unawaited aborts the transaction, Postgres then answers COMMIT with
@@ -31,8 +32,10 @@ export async function pipelinedBegin<T>(
   const reserved = await sql.reserve();
   try {
     let savepoints = 0;
+    // Each query is handed over as it is made, as BEGIN is: the connection runs them in the order
+    // they were made, whichever the caller awaits first.
     const unsafe = ((query: string, parameters?: never[], options?: postgres.UnsafeQueryOptions) =>
-      reserved.unsafe(query, parameters, { ...options, prepare: true })) as postgres.Sql['unsafe'];
+      reserved.unsafe(query, parameters, { ...options, prepare: true }).execute()) as postgres.Sql['unsafe'];
     const tx: PipelinedTransaction = {
       unsafe,
       async savepoint(nested) {
