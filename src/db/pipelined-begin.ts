@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type postgres from 'postgres';
 
 /**
@@ -7,6 +9,23 @@ import type postgres from 'postgres';
 export interface PipelinedTransaction {
   unsafe: postgres.Sql['unsafe'];
   savepoint<T>(work: (tx: PipelinedTransaction) => Promise<T>): Promise<T>;
+}
+
+/** The statements a transaction's work left for its COMMIT to wait on (see `awaitWithCommit`). */
+const leftForCommit = new AsyncLocalStorage<Promise<unknown>[]>();
+
+/**
+ * Called by a transaction's own work (not a savepoint's) with its last statement, already made:
+ * the COMMIT then goes out behind it without waiting for its answer, one round trip instead of
+ * two, and the transaction's outcome waits on it (its failure aborts the transaction and is
+ * thrown). Returns false anywhere else (PGlite, a savepoint, no transaction): the caller awaits it.
+ */
+export function awaitWithCommit(statement: Promise<unknown>): boolean {
+  const left = leftForCommit.getStore();
+  if (!left) return false;
+  statement.catch(() => {});
+  left.push(statement);
+  return true;
 }
 
 /**
@@ -34,15 +53,20 @@ export async function pipelinedBegin<T>(
     let savepoints = 0;
     // Each query is handed over as it is made, as BEGIN is: the connection runs them in the order
     // they were made, whichever the caller awaits first.
-    const unsafe = ((query: string, parameters?: never[], options?: postgres.UnsafeQueryOptions) =>
-      reserved.unsafe(query, parameters, { ...options, prepare: true }).execute()) as postgres.Sql['unsafe'];
+    // None is made once the COMMIT is: it would run outside the transaction.
+    let committing = false;
+    const unsafe = ((query: string, parameters?: never[], options?: postgres.UnsafeQueryOptions) => {
+      if (committing) throw new Error('a statement made after its transaction began to commit');
+      return reserved.unsafe(query, parameters, { ...options, prepare: true }).execute();
+    }) as postgres.Sql['unsafe'];
     const tx: PipelinedTransaction = {
       unsafe,
       async savepoint(nested) {
         const name = `s${savepoints++}`;
         const opened = sent(reserved.unsafe(`savepoint ${name}`));
         try {
-          const result = await nested(tx);
+          // A savepoint's statements are awaited by their callers: its rollback must cover them.
+          const result = await leftForCommit.exit(() => nested(tx));
           await opened;
           return result;
         } catch (error) {
@@ -58,20 +82,29 @@ export async function pipelinedBegin<T>(
       },
     };
     const opened = sent(reserved.unsafe('begin'));
+    const left: Promise<unknown>[] = [];
     let result: T;
     try {
-      result = await work(tx);
+      result = await leftForCommit.run(left, () => work(tx));
       await opened;
+      // A statement left for the commit is made within the microtasks its caller started (Drizzle
+      // builds and hands it over without I/O): past one turn of the event loop, all of them are.
+      if (left.length > 0) await nextTurn();
     } catch (error) {
+      await Promise.allSettled(left);
       await reserved.unsafe('rollback').catch(() => {});
       throw error;
     }
+    committing = true;
     const committed = await reserved.unsafe('commit');
     if (committed.command !== 'COMMIT') {
+      // The statement that aborted it says why.
+      for (const statement of left) await statement;
       throw new Error(
         `the transaction was rolled back (a statement in it failed unawaited): ${committed.command}`,
       );
     }
+    await Promise.all(left);
     return result;
   } finally {
     reserved.release();
