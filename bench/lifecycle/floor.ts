@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '../../src/db/client.js';
 import { runs, toolCalls } from '../../src/db/schema.js';
 import type { Tx } from '../../src/db/tx.js';
-import { appendEvents } from '../../src/journal/append.js';
+import { appendEvents, journaledTransaction } from '../../src/journal/append.js';
 
 /**
  * The raw-SQL floors of a call's transitions: the same rows and journal events the runtime writes,
@@ -89,11 +89,13 @@ export async function oneTransactionCall(database: Database, runId: string) {
 
 /**
  * The least an approved call can cost: one transaction for the request (the call awaiting approval
- * and its two events), one for decision, dispatch and result (one update, three events).
+ * and its two events), one for decision, dispatch and result (one update, three events). Both are
+ * journaled transactions, as the request's and the approval's are: the events go out last, with
+ * the commit.
  */
 export async function twoTransactionApprovedCall(database: Database, runId: string) {
   const db = database.db;
-  const callId = await db.transaction(async (tx) => {
+  const callId = await journaledTransaction(db, async (tx) => {
     await lockRun(tx, runId);
     const [call] = await tx
       .insert(toolCalls)
@@ -105,7 +107,7 @@ export async function twoTransactionApprovedCall(database: Database, runId: stri
     ]);
     return call!.id;
   });
-  await db.transaction(async (tx) => {
+  await journaledTransaction(db, async (tx) => {
     await lockRun(tx, runId);
     const decidedAt = new Date();
     await tx

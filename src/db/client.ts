@@ -6,6 +6,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { CommitHooks, type CommitTopic } from './commits.js';
+import { type PipelinedTransaction, pipelinedBegin } from './pipelined-begin.js';
 import * as schema from './schema.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -65,12 +66,12 @@ function openPostgres(url: string, max = 10): Database {
  * then, with the parameter types the server answered, Bind and Execute. Prepared, a statement is
  * described once per connection and costs one round trip afterwards: a call's transaction of five
  * statements makes five round trips instead of eight. Each connection keeps the statements it has
- * prepared; postgres.js retires a connection after 30 to 60 minutes, which bounds them.
+ * prepared; postgres.js retires a connection after 30 to 60 minutes, which bounds them. A
+ * transaction sends its BEGIN with its first statement (pipelined-begin.ts), its queries prepared too.
  */
-function preparedStatements<T extends postgres.Sql | postgres.TransactionSql>(sql: T): T {
+function preparedStatements(sql: postgres.Sql): postgres.Sql {
   return new Proxy(sql, {
     get(target, property) {
-      const value = Reflect.get(target, property);
       if (property === 'unsafe') {
         return (
           query: string,
@@ -78,15 +79,11 @@ function preparedStatements<T extends postgres.Sql | postgres.TransactionSql>(sq
           options?: postgres.UnsafeQueryOptions,
         ) => target.unsafe(query, parameters, { ...options, prepare: true });
       }
-      if (property === 'begin' || property === 'savepoint') {
-        // A transaction or savepoint hands its work a client of its own: prepare its queries too.
-        return (...args: unknown[]) => {
-          const work = args.pop() as (tx: postgres.TransactionSql) => unknown;
-          const open = value as (...rest: unknown[]) => Promise<unknown>;
-          return open(...args, (tx: postgres.TransactionSql) => work(preparedStatements(tx)));
-        };
+      if (property === 'begin') {
+        // Drizzle opens a transaction as `begin(work)` and sets its options with a statement.
+        return (work: (tx: PipelinedTransaction) => Promise<unknown>) => pipelinedBegin(target, work);
       }
-      return value;
+      return Reflect.get(target, property);
     },
   });
 }

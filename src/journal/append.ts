@@ -3,6 +3,7 @@ import { type JournalEvent, MAX_PAYLOAD_BYTES, type NewJournalEvent } from '../c
 import { cutAt } from '../core/unicode.js';
 import type { Db } from '../db/client.js';
 import { touch } from '../db/commits.js';
+import { awaitWithCommit } from '../db/pipelined-begin.js';
 import type { Executor, Tx } from '../db/tx.js';
 import type { journalEvents } from './tables.js';
 
@@ -90,7 +91,10 @@ export function journaledTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): P
     const result = await work(tx);
     const events = held.get(tx)!;
     held.delete(tx);
-    await writeEvents(tx, events);
+    // On Postgres the COMMIT goes out behind the events without waiting for them (its outcome
+    // still does): the last statement and the commit are one round trip.
+    const written = writeEvents(tx, events);
+    if (!awaitWithCommit(written)) await written;
     return result;
   });
 }

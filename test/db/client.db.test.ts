@@ -40,4 +40,72 @@ describe.skipIf(inject('driver') !== 'postgres')('the Postgres client', () => {
     );
     expect(statements).toContain('select $1::int + 1 from "runs"');
   });
+
+  const newRun = (tx: Executor, createdBy: string) =>
+    tx
+      .insert(runs)
+      .values({ status: 'RUNNING', deniedToolStrategy: 'FAIL_RUN', createdBy })
+      .returning({ id: runs.id });
+  const runsBy = async (createdBy: string) =>
+    (await testDb.database.db.select({ id: runs.id }).from(runs).where(eq(runs.createdBy, createdBy))).length;
+
+  // BEGIN and SAVEPOINT go out with the statement after them (src/db/pipelined-begin.ts): what a
+  // transaction guarantees must not change with it.
+  test('a transaction is one: its statements commit together or not at all', async () => {
+    const xid = async (tx: Executor) =>
+      rowsOf<{ xid: string }>(await tx.execute(sql`select pg_current_xact_id()::text as xid`))[0]!.xid;
+    await testDb.database.db.transaction(async (tx) => {
+      const first = await xid(tx);
+      await newRun(tx, 'pipelined-commit');
+      expect(await xid(tx)).toBe(first);
+    });
+    expect(await runsBy('pipelined-commit')).toBe(1);
+    await expect(
+      testDb.database.db.transaction(async (tx) => {
+        await newRun(tx, 'pipelined-rollback');
+        throw new Error('undo');
+      }),
+    ).rejects.toThrow('undo');
+    expect(await runsBy('pipelined-rollback')).toBe(0);
+  });
+
+  test('a statement that failed unawaited rolls the transaction back and its commit throws', async () => {
+    await expect(
+      testDb.database.db.transaction(async (tx) => {
+        await newRun(tx, 'pipelined-unawaited');
+        void tx.execute(sql`select 1 / 0`).catch(() => {});
+      }),
+    ).rejects.toThrow(/rolled back/);
+    expect(await runsBy('pipelined-unawaited')).toBe(0);
+  });
+
+  test('a savepoint that throws undoes only its own statements', async () => {
+    await testDb.database.db.transaction(async (tx) => {
+      await newRun(tx, 'pipelined-outer');
+      await expect(
+        tx.transaction(async (savepoint) => {
+          await newRun(savepoint, 'pipelined-inner');
+          throw new Error('undo inner');
+        }),
+      ).rejects.toThrow('undo inner');
+      await tx.transaction((savepoint) => newRun(savepoint, 'pipelined-kept'));
+    });
+    expect(await runsBy('pipelined-outer')).toBe(1);
+    expect(await runsBy('pipelined-inner')).toBe(0);
+    expect(await runsBy('pipelined-kept')).toBe(1);
+  });
+
+  test('a statement that fails in a transaction fails it, and the connection serves the next one', async () => {
+    await expect(
+      testDb.database.db.transaction(async (tx) => {
+        await newRun(tx, 'pipelined-failed');
+        await tx.execute(sql`select 1 / 0`);
+      }),
+    ).rejects.toThrow(/Failed query: select 1 \/ 0/);
+    expect(await runsBy('pipelined-failed')).toBe(0);
+    const open = await Promise.all(
+      Array.from({ length: 20 }, () => testDb.database.db.transaction((tx) => tx.execute(sql`select 1`))),
+    );
+    expect(open).toHaveLength(20);
+  });
 });

@@ -1,12 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { asc, sql } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import { describe, expect } from 'vitest';
+import { runs } from '../../src/calls/tables.js';
 import type { JournalEvent, NewJournalEvent } from '../../src/core/journal-event.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
+import { rowsOf, type Tx } from '../../src/db/tx.js';
 import { appendEvents, journaledTransaction } from '../../src/journal/append.js';
 import { readEvents } from '../../src/journal/read.js';
-import { journalEvents } from '../../src/journal/tables.js';
+import { journalEvents, journalOrigin } from '../../src/journal/tables.js';
 import { testPostgresUrl } from '../support/env.js';
 import { dbTest } from '../support/fixtures.js';
 
@@ -86,6 +88,35 @@ describe('journal positions from transaction ids', () => {
     const [a1, a2, a3, b1, b2] = rows.map((r) => r.seq);
     expect([a2! - a1!, a3! - a2!, b2! - b1!]).toEqual([1n, 1n, 1n]);
     expect(b1! > a3!).toBe(true);
+  });
+
+  // On Postgres the events' statement and the COMMIT go out together (src/db/pipelined-begin.ts).
+  test("a journaled transaction's events commit with its other writes, and an events statement that fails takes them all back", async ({
+    services,
+  }) => {
+    const db = services.database.db;
+    const newRun = (tx: Tx, createdBy: string) =>
+      tx.insert(runs).values({ status: 'RUNNING', deniedToolStrategy: 'FAIL_RUN', createdBy });
+    const xid = await journaledTransaction(db, async (tx) => {
+      await appendEvents(tx, [event('kept')]);
+      await newRun(tx, 'journaled');
+      const [row] = rowsOf<{ xid: string }>(await tx.execute(sql`select pg_current_xact_id()::text as xid`));
+      return BigInt(row!.xid);
+    });
+    const [kept] = await db.select().from(journalEvents);
+    expect(kept!.payload.marker).toBe('kept');
+    // Its position comes from the id of the transaction that wrote the run: the events were in it.
+    const [origin] = await db.select().from(journalOrigin);
+    expect((kept!.seq - origin!.offset) >> 16n).toBe(xid);
+    expect(await db.$count(runs, eq(runs.createdBy, 'journaled'))).toBe(1);
+
+    const failure = await journaledTransaction(db, async (tx) => {
+      await newRun(tx, 'undone');
+      await appendEvents(tx, [{ ...event('broken'), runId: 'not a uuid' }]);
+    }).catch((error: { cause?: { code?: string }; code?: string }) => error.cause?.code ?? error.code);
+    expect(failure).toBe('22P02');
+    expect(await db.$count(runs, eq(runs.createdBy, 'undone'))).toBe(0);
+    expect(await db.$count(journalEvents)).toBe(1);
   });
 
   test('a transaction appending more than 65,536 events fails with program_limit_exceeded and writes none', async ({

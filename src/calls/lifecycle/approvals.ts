@@ -111,18 +111,23 @@ export async function recordApproval(db: Db, decisionOf: RecordedDecision): Prom
     ...(approved ? {} : { feedback: input.feedback, allowRetry: input.allowRetry ?? false }),
   };
   const decided = await journaledTransaction(db, async (tx) => {
-    // The run before the call, as every writer locks them, since the approved call lands here.
-    const run = inline && (await inline.lock(tx));
     const notExpired = or(
       sql`${toolCalls.approvalExpiresAt} is null`,
       sql`${toolCalls.approvalExpiresAt} > now()`,
     );
+    // The run before the call, as every writer locks them, since the approved call lands here.
+    // Both statements go out together, one round trip: the connection runs them in the order they
+    // were started, and the run's is started first.
+    const runLocked = inline ? inline.lock(tx) : undefined;
     // The row lock orders concurrent deciders; each re-reads the approvals its predecessor left.
-    const [pending] = await tx
-      .select()
-      .from(toolCalls)
-      .where(and(eq(toolCalls.id, callId), eq(toolCalls.status, 'AWAITING_APPROVAL'), notExpired))
-      .for('update');
+    const [run, [pending]] = await Promise.all([
+      runLocked,
+      tx
+        .select()
+        .from(toolCalls)
+        .where(and(eq(toolCalls.id, callId), eq(toolCalls.status, 'AWAITING_APPROVAL'), notExpired))
+        .for('update'),
+    ]);
     if (!pending) return null;
     if (onDecided) await onDecided(tx, pending);
     if (!approved) return deny(tx, pending, decision, input.feedback);
@@ -158,7 +163,7 @@ export async function recordApproval(db: Db, decisionOf: RecordedDecision): Prom
         ...(step.required > 1 ? { count: step.count, required: step.required } : {}),
       },
     };
-    if (run) {
+    if (run && inline) {
       const draft = { ...pending, attempts: pending.attempts + 1 };
       await appendEvents(tx, [approvedEvent, inline.startedEvent(draft)]);
       return inline.run(tx, run, draft, async (columns) => {

@@ -91,13 +91,18 @@ export async function requestCall(
     // The usage counters are read (under the run's lock, after the calls before this one) only
     // where a limit makes them matter: one statement fewer for the call of an unlimited run.
     if (view && usageLimits(run, view.budget.maxCalls)) view = await viewWith(await ctx.runs.usage(tx, run));
-    const denied = view?.approvalRequired ? await priorDenial(tx, run.id, input.name, argumentsHash) : null;
-    // A person's standing "yes" for this run; never looked up for a call a person already refused,
-    // nor for one that needs more than one person's approval.
-    const grant =
-      view?.approvalRequired && !denied && valid && approvalsOf(view.budget) === 1
-        ? await ctx.ports.grants.standing(tx, run.id, input.name, valid)
-        : null;
+    // A person's standing "yes" for this run; never for one that needs more than one person's
+    // approval, nor for a call a person already refused. Both lookups are reads sent together, one
+    // round trip, so the grant is read even when the denial then makes it moot.
+    const [denied, standing] = view?.approvalRequired
+      ? await Promise.all([
+          priorDenial(tx, run.id, input.name, argumentsHash),
+          valid && approvalsOf(view.budget) === 1
+            ? ctx.ports.grants.standing(tx, run.id, input.name, valid)
+            : null,
+        ])
+      : [null, null];
+    const grant = denied ? null : standing;
     const now = new Date();
     const decision = decideCall({
       name: input.name,
