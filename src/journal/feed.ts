@@ -87,7 +87,7 @@ export class Feed<T> implements AsyncIterableIterator<T> {
       if (this.head === this.queue.length) this.emptied();
       return Promise.resolve({ value, done: false });
     }
-    if (this.error !== null) {
+    if (this.error !== null && !this.ended) {
       const error = this.error;
       this.close();
       return Promise.reject(error);
