@@ -23,11 +23,11 @@ const REPLAY_PAGE = 1000;
 /** Unread events a subscriber may fall behind by before its subscription ends (see SUBSCRIBER_TOO_SLOW). */
 export const MAX_BACKLOG = 10_000;
 /**
- * Subscribers handed a batch before the fan-out lets the event loop run: delivering one event to a
+ * Subscribers handed a batch before the fan-out lets the event loop run (a millisecond or so): delivering one event to a
  * thousand subscribers is tens of milliseconds of work, and in one go it held back every database
  * reply of the process (its writers' too) until it was done.
  */
-const FAN_OUT_CHUNK = 100;
+const FAN_OUT_CHUNK = 25;
 /** How soon to read again while committed events wait above the horizon, doubling up to the last. */
 const FIRST_SETTLE_MS = 2;
 const LAST_SETTLE_MS = 100;
