@@ -60,6 +60,12 @@ export const graphqlErrorCodes = {
       "Over the token's rate limit (operations per second or minute) or its number of open subscriptions; retry later.",
     extensions: '`retryAfterMs` (and a `Retry-After` header over HTTP)',
   },
+  SUBSCRIBER_TOO_SLOW: {
+    from: ['service'],
+    meaning:
+      'A subscription fell more than `maxBacklog` events behind (its client reads slower than events come); it ends after the events it has. Subscribe again with `afterSeq` set to the last position received: nothing is skipped.',
+    extensions: '`maxBacklog`',
+  },
   PAYLOAD_TOO_LARGE: {
     from: ['server'],
     status: '413',

@@ -21,13 +21,12 @@ export function untilTokenEnds(
 ): AsyncIterableIterator<ExecutionResult> {
   const iterator = source[Symbol.asyncIterator]();
   let reason: string | null = null;
-  let wake: () => void = () => {};
-  const ended = new Promise<null>((resolve) => {
-    wake = () => resolve(null);
-  });
+  // Wakes the next() in progress. Not a race against one promise of the token's end: each race
+  // would leave a reaction on it, one per event delivered, kept for as long as the token lasts.
+  let interrupt: () => void = () => {};
   const release = hold((why) => {
     reason = why;
-    wake();
+    interrupt();
   });
   let finished = false;
   const finish = () => {
@@ -45,7 +44,11 @@ export function untilTokenEnds(
     async next() {
       if (finished) return done();
       if (reason === null) {
-        const step = await Promise.race([iterator.next(), ended]);
+        const step = await new Promise<IteratorResult<ExecutionResult> | null>((resolve, reject) => {
+          interrupt = () => resolve(null);
+          iterator.next().then(resolve, reject);
+        });
+        interrupt = () => {};
         if (step !== null) {
           if (step.done) {
             finished = true;

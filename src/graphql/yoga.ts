@@ -7,6 +7,7 @@ import type { GraphQLContext } from './context.js';
 import { maskError } from './errors.js';
 import { type TransportLimits, useTransportLimits } from './rate-limits.js';
 import { schema } from './schema.js';
+import { useSharedSubscriptionResults } from './shared-results.js';
 import { useTokenWatch } from './token-watch.js';
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, GraphQLContext>;
@@ -102,6 +103,7 @@ export function createGraphQLHandler(
         maxTokens: { n: 2000 },
       }),
       useTokenWatch(),
+      useSharedSubscriptionResults(),
       useObservability(services.logger, services.metrics),
       ...(options.limits ? [useTransportLimits(options.limits)] : []),
     ],

@@ -1,11 +1,14 @@
-import { Repeater } from 'graphql-yoga';
+import { setImmediate as turn } from 'node:timers/promises';
+import { DomainError } from '../core/errors.js';
 import type { JournalEvent } from '../core/journal-event.js';
 import type { Logger } from '../core/logger.js';
 import type { Database } from '../db/client.js';
 import { JOURNAL_CHANNEL } from './announce.js';
+import { Feed } from './feed.js';
 import {
   type JournalCursor,
   type JournalFilter,
+  type JournalPage,
   journalHorizon,
   journalNow,
   matchesFilter,
@@ -15,6 +18,16 @@ import {
 type Listener = (events: JournalEvent[]) => void;
 
 const PAGE = 500;
+/** A replay's page: its reads overlap the delivery of the page before, so fewer and larger is faster. */
+const REPLAY_PAGE = 1000;
+/** Unread events a subscriber may fall behind by before its subscription ends (see SUBSCRIBER_TOO_SLOW). */
+export const MAX_BACKLOG = 10_000;
+/**
+ * Subscribers handed a batch before the fan-out lets the event loop run (a millisecond or so): delivering one event to a
+ * thousand subscribers is tens of milliseconds of work, and in one go it held back every database
+ * reply of the process (its writers' too) until it was done.
+ */
+const FAN_OUT_CHUNK = 25;
 /** How soon to read again while committed events wait above the horizon, doubling up to the last. */
 const FIRST_SETTLE_MS = 2;
 const LAST_SETTLE_MS = 100;
@@ -118,7 +131,7 @@ export class JournalBus {
             const batch = page.events;
             if (batch.length > 0) {
               this.highWater = batch[batch.length - 1]!.seq;
-              for (const listener of this.listeners) listener(batch);
+              await this.fanOut(batch);
             }
             if (page.unsettled) {
               this.settleLater();
@@ -137,6 +150,19 @@ export class JournalBus {
     return this.reading;
   }
 
+  /**
+   * To the listeners there are as the batch is read (one joining later replays it from the table),
+   * in chunks with a turn of the event loop between them.
+   */
+  private async fanOut(batch: JournalEvent[]): Promise<void> {
+    const listeners = [...this.listeners];
+    for (let i = 0; i < listeners.length; i += FAN_OUT_CHUNK) {
+      if (i > 0) await turn();
+      for (const listener of listeners.slice(i, i + FAN_OUT_CHUNK))
+        if (this.listeners.has(listener)) listener(batch);
+    }
+  }
+
   private settleLater(): void {
     if (this.settleTimer || this.stopped) return;
     this.settleTimer = setTimeout(() => {
@@ -148,63 +174,62 @@ export class JournalBus {
   }
 
   /**
-   * Replays the events after `from` from the table, then streams live ones. It joins the live
-   * stream before the replay starts and drops what the replay already gave, so there is no gap
-   * and no duplicate at the seam. Without `from` it starts now (`now()`); a cursor's `seen`
-   * events are never given.
+   * Replays the events after `from`, then streams live ones. It joins the live stream before the
+   * replay starts and drops what the replay already gave, so there is no gap and no duplicate at
+   * the seam. Without `from` it starts now (`now()`); a cursor's `seen` events are never given.
    */
   stream(
     filter: JournalFilter,
     from: bigint | JournalCursor | null,
     accept: (e: JournalEvent) => boolean = () => true,
-  ) {
-    return new Repeater<JournalEvent>(async (push, stop) => {
-      let last = 0n;
-      let seen: ReadonlySet<bigint> = new Set();
-      let live = false;
-      const held: JournalEvent[] = [];
-      const forward = (event: JournalEvent) => {
-        if (event.seq <= last || seen.has(event.seq) || !matchesFilter(event, filter) || !accept(event))
-          return;
-        last = event.seq;
-        void push(event);
-      };
-      const unsubscribe = this.subscribe((events) => {
-        if (live) events.forEach(forward);
-        else held.push(...events);
-      });
-      // Everything up to here the bus gave out before this subscriber joined, below a horizon it
-      // read: final, so the replay takes it even if its own horizon has dipped below (see read.ts).
-      const delivered = this.highWater ?? -1n;
-      let stopped = false;
-      void stop.then(() => {
-        stopped = true;
-      });
-      try {
-        const start = from ?? (await this.now());
-        if (typeof start === 'bigint') last = start;
-        else ({ afterSeq: last, seen } = start);
-        // What is still above the horizon when the replay ends comes from the bus, in order.
-        while (!stopped) {
-          const { events } = await readEvents(this.database.db, {
-            ...filter,
-            afterSeq: last,
-            limit: PAGE,
-            settledThrough: delivered,
-          });
-          for (const event of events) {
-            last = event.seq;
-            if (!seen.has(event.seq) && accept(event)) await push(event);
-          }
-          if (events.length < PAGE) break;
-        }
-        live = true;
-        held.splice(0).forEach(forward);
-      } catch (error) {
-        stop(error);
-      }
-      await stop;
-      unsubscribe();
+  ): Feed<JournalEvent> {
+    const feed = new Feed<JournalEvent>(
+      MAX_BACKLOG,
+      () =>
+        new DomainError(
+          'SUBSCRIBER_TOO_SLOW',
+          `this subscription fell ${MAX_BACKLOG} events behind; subscribe again after the last position received`,
+          { maxBacklog: MAX_BACKLOG },
+        ),
+    );
+    let last = 0n;
+    let seen: ReadonlySet<bigint> = new Set();
+    let live = false;
+    const held: JournalEvent[] = [];
+    const forward = (event: JournalEvent) => {
+      if (event.seq <= last || seen.has(event.seq) || !matchesFilter(event, filter) || !accept(event)) return;
+      last = event.seq;
+      feed.push(event);
+    };
+    const unsubscribe = this.subscribe((events) => {
+      if (live) events.forEach(forward);
+      else held.push(...events);
     });
+    feed.onClose(unsubscribe);
+    // Everything up to here the bus gave out before this subscriber joined, below a horizon it
+    // read: final, so the replay takes it even if its own horizon has dipped below (see read.ts).
+    const delivered = this.highWater ?? -1n;
+    const page = (afterSeq: bigint) =>
+      readEvents(this.database.db, { ...filter, afterSeq, limit: REPLAY_PAGE, settledThrough: delivered });
+    void (async () => {
+      const start = from ?? (await this.now());
+      if (typeof start === 'bigint') last = start;
+      else ({ afterSeq: last, seen } = start);
+      // The next page is read while the reader takes this one: the database and the delivery overlap.
+      let reading: Promise<JournalPage> | null = page(last);
+      while (reading && !feed.closed) {
+        const { events }: JournalPage = await reading;
+        reading = events.length < REPLAY_PAGE ? null : page(events[events.length - 1]!.seq);
+        for (const event of events) {
+          last = event.seq;
+          if (!seen.has(event.seq) && accept(event)) feed.push(event);
+        }
+        await feed.drained();
+      }
+      // What is still above the horizon when the replay ends comes from the bus, in order.
+      live = true;
+      held.splice(0).forEach(forward);
+    })().catch((error: unknown) => feed.fail(error));
+    return feed;
   }
 }
