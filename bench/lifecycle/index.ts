@@ -15,6 +15,7 @@ import { fmt, pool, report } from './measure.js';
 import { runPeer } from './peer.js';
 import { PgStats, printPerCall } from './pg-stats.js';
 import { type Figures, printPerCallGrowth, printSideBySide, printTargets } from './report.js';
+import { StageClock } from './stages.js';
 import { measureSubscriptions } from './subscriptions.js';
 
 const WORKERS = 8;
@@ -40,6 +41,7 @@ export async function main(args: string[]): Promise<void> {
   await services.start();
   const server = createAppServer(services);
   const address = await server.listen(0, '127.0.0.1');
+  const stages = new StageClock(server.http, database);
   const endpoint = `http://127.0.0.1:${address.port}/graphql`;
   const wsEndpoint = endpoint.replace('http', 'ws');
   const admin = await services.tokens.create({ name: 'bench', role: 'ADMIN' });
@@ -151,6 +153,20 @@ export async function main(args: string[]): Promise<void> {
   const floorApprovedRuns = report(
     'SQL floor, 2 transactions a call, 8 workers, a run each',
     await pool(concN, WORKERS, (_, w) => twoTransactionApprovedCall(database, floorRuns[w]!)),
+  );
+
+  process.stdout.write(
+    '\nwhere the server spends a sequential request, p50 of each stage (a phase of its own, not in the figures above):\n',
+  );
+  const [stagesRun] = await newRuns(1);
+  const stageN = Math.max(50, Math.floor(seqN / 2));
+  await stages.measure(['auto-approved requestToolCall'], () =>
+    pool(stageN, 1, () => autoApprovedCall(agent, stagesRun!.runId, 'bench.noop')),
+  );
+  await stages.measure(['approved round trip: requestToolCall', 'approved round trip: approveToolCall'], () =>
+    pool(stageN, 1, () =>
+      approvedRoundTrip(agent, approver, stagesRun!.follower, stagesRun!.runId, 'bench.ask'),
+    ),
   );
 
   // Per-call database work, early in one run and again after ~growthN calls of the same run.

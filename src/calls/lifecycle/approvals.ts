@@ -2,7 +2,7 @@ import { and, desc, eq, inArray, lt, notExists, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { actorOf, type Principal } from '../../core/auth.js';
 import { approvalDenied, approvalExpired, denialResult, errorResult } from '../../core/call-results.js';
-import { conflict } from '../../core/errors.js';
+import { conflict, notFound } from '../../core/errors.js';
 import { checkApprovalGrant, grantRequestFields } from '../../core/grant.js';
 import type { NewJournalEvent } from '../../core/journal-event.js';
 import { type DecisionRecord, personOf } from '../../core/tool-call.js';
@@ -17,6 +17,7 @@ import { type RunRow, type ToolCallRow, toolCalls } from '../tables.js';
 import { MAX_ARGUMENT_BYTES } from './call-records.js';
 import type { WriteRan } from './in-transaction.js';
 import type { CallToRun } from './invocation.js';
+import { lockedCall } from './readable-call.js';
 
 export const MAX_FEEDBACK_LENGTH = 4000;
 /** The journal records that there was feedback and how it starts; the call keeps all of it. */
@@ -67,7 +68,6 @@ export type AfterApproval = (tx: Tx, call: ToolCallRow) => Promise<void>;
  * and its result.
  */
 export interface InlineApproval {
-  lock(tx: Tx): Promise<RunRow>;
   startedEvent(call: CallToRun): NewJournalEvent;
   run(tx: Tx, run: RunRow, call: CallToRun, write: WriteRan): Promise<ToolCallRow>;
 }
@@ -79,55 +79,58 @@ export interface InlineApproval {
  * N-th approves it; the same approver twice is a CONFLICT. One denial ends the call.
  */
 export interface RecordedDecision {
-  current: ToolCallRow;
+  callId: string;
   approved: boolean;
   input: ParsedDecision;
   principal: Principal;
+  /**
+   * Refuses the decision before anything is recorded, in its transaction, given the call as it
+   * was before its lock and its run, locked; a call the principal may not see is NOT_FOUND here.
+   */
+  check(current: ToolCallRow, run: RunRow): void;
   afterApproval?: AfterApproval;
   onDecided?: DecidedHook;
-  inline?: InlineApproval;
+  /** An approval's tool that runs in the approval's transaction runs this way; none otherwise. */
+  inline?: (current: ToolCallRow) => Promise<InlineApproval | undefined>;
 }
 
 export async function recordApproval(db: Db, decisionOf: RecordedDecision): Promise<ToolCallRow> {
-  const { current, approved, input, principal, afterApproval, onDecided, inline } = decisionOf;
-  const callId = current.id;
-  if (input.argumentsHash && input.argumentsHash !== current.argumentsHash) {
-    throw conflict('the arguments changed since you saw them; review the call again', {
-      argumentsHash: current.argumentsHash,
-    });
-  }
+  const { callId, approved, input, principal, afterApproval, onDecided } = decisionOf;
   const actor = actorOf(principal);
   const reason = input.reason ?? null;
   // Only a decision made with an IdP token names a person: records made with API tokens stay as they were.
   const person = personOf(principal);
   const named = person ? { person } : {};
-  const decision: DecisionRecord = {
-    approved,
-    decidedBy: actor,
-    ...named,
-    reason,
-    decidedAt: new Date().toISOString(),
-    argumentsHash: current.argumentsHash,
-    ...(approved ? {} : { feedback: input.feedback, allowRetry: input.allowRetry ?? false }),
-  };
   const decided = await journaledTransaction(db, async (tx) => {
+    const found = await lockedCall(tx, callId);
+    if (!found) throw notFound(`no tool call ${callId}`);
+    const { call: current, run } = found;
+    decisionOf.check(current, run);
+    if (input.argumentsHash && input.argumentsHash !== current.argumentsHash) {
+      throw conflict('the arguments changed since you saw them; review the call again', {
+        argumentsHash: current.argumentsHash,
+      });
+    }
+    const inline = approved ? await decisionOf.inline?.(current) : undefined;
+    const decision: DecisionRecord = {
+      approved,
+      decidedBy: actor,
+      ...named,
+      reason,
+      decidedAt: new Date().toISOString(),
+      argumentsHash: current.argumentsHash,
+      ...(approved ? {} : { feedback: input.feedback, allowRetry: input.allowRetry ?? false }),
+    };
     const notExpired = or(
       sql`${toolCalls.approvalExpiresAt} is null`,
       sql`${toolCalls.approvalExpiresAt} > now()`,
     );
-    // The run before the call, as every writer locks them, since the approved call lands here.
-    // Both statements go out together, one round trip: the connection runs them in the order they
-    // were started, and the run's is started first.
-    const runLocked = inline ? inline.lock(tx) : undefined;
     // The row lock orders concurrent deciders; each re-reads the approvals its predecessor left.
-    const [run, [pending]] = await Promise.all([
-      runLocked,
-      tx
-        .select()
-        .from(toolCalls)
-        .where(and(eq(toolCalls.id, callId), eq(toolCalls.status, 'AWAITING_APPROVAL'), notExpired))
-        .for('update'),
-    ]);
+    const [pending] = await tx
+      .select()
+      .from(toolCalls)
+      .where(and(eq(toolCalls.id, callId), eq(toolCalls.status, 'AWAITING_APPROVAL'), notExpired))
+      .for('update');
     if (!pending) return null;
     if (onDecided) await onDecided(tx, pending);
     if (!approved) return deny(tx, pending, decision, input.feedback);
@@ -163,7 +166,7 @@ export async function recordApproval(db: Db, decisionOf: RecordedDecision): Prom
         ...(step.required > 1 ? { count: step.count, required: step.required } : {}),
       },
     };
-    if (run && inline) {
+    if (inline) {
       const draft = { ...pending, attempts: pending.attempts + 1 };
       await appendEvents(tx, [approvedEvent, inline.startedEvent(draft)]);
       return inline.run(tx, run, draft, async (columns) => {

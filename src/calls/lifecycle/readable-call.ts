@@ -2,12 +2,13 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Principal } from '../../core/auth.js';
 import type { Db } from '../../db/client.js';
+import type { Tx } from '../../db/tx.js';
 import { assertMayRead } from '../run-service.js';
 import { type RunRow, runs, type ToolCallRow, toolCalls } from '../tables.js';
 
 /**
- * A call and its run, in one statement, if `principal` may read the run: what reading or
- * deciding a call checks first, without a second round trip for the run.
+ * A call and its run, in one statement, if `principal` may read the run: what reading a call (or
+ * deciding one with edited arguments) checks first, without a second round trip for the run.
  */
 export async function readableCall(
   db: Db,
@@ -21,13 +22,34 @@ export async function readableCall(
     .innerJoin(runs, eq(runs.id, toolCalls.runId))
     .where(eq(toolCalls.id, callId))
     .limit(1);
-  if (!found) return null;
+  return found && mayRead(principal, found.run) ? found : null;
+}
+
+/** Whether `principal` may read the run: a call of a run it may not read does not exist for it. */
+export function mayRead(principal: Principal, run: RunRow): boolean {
   try {
-    assertMayRead(principal, found.run);
+    assertMayRead(principal, run);
+    return true;
   } catch {
-    return null;
+    return false;
   }
-  return found;
+}
+
+/**
+ * A call and its run at the start of a decision's transaction, the run locked (before the call,
+ * as every writer locks them): in one statement, where a read before the transaction and the run's
+ * lock in it took two round trips. The call is as it was before its own lock; only what a call
+ * never changes (its run, tool, arguments and approval rules) may be judged on it.
+ */
+export async function lockedCall(tx: Tx, callId: string): Promise<{ call: ToolCallRow; run: RunRow } | null> {
+  if (!z.uuid().safeParse(callId).success) return null;
+  const [found] = await tx
+    .select({ call: toolCalls, run: runs })
+    .from(toolCalls)
+    .innerJoin(runs, eq(runs.id, toolCalls.runId))
+    .where(eq(toolCalls.id, callId))
+    .for('update', { of: runs });
+  return found ?? null;
 }
 
 /** A call by id, whoever asks (the lifecycle's own reads); null for an id that is not a call's. */
