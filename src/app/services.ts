@@ -221,7 +221,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
     mcpStates: () => mcpConnections.states(),
     busListeners: () => bus.subscriberCount,
   });
-  const gatewaySessions = new GatewaySessions(db, runs);
+  const gatewaySessions = new GatewaySessions(db, runs, invalidations);
   const gateway = {
     sessions: gatewaySessions,
     calls: new GatewayCalls(

@@ -7,7 +7,7 @@ import type { Executor, Tx } from '../db/tx.js';
 export const INVALIDATION_CHANNEL = 'ats_invalidate';
 
 /** What a process may keep in memory and must drop when another process (or this one) changes it. */
-export const changeTopics = ['policy', 'registry', 'tokens', 'notification-targets'] as const;
+export const changeTopics = ['policy', 'registry', 'tokens', 'notification-targets', 'mcp-sessions'] as const;
 export type ChangeTopic = (typeof changeTopics)[number];
 
 /** How long a writer waits for its own notification to come back before it answers anyway. */

@@ -72,7 +72,7 @@ describe('Invalidations', () => {
     const { fake, changes } = await started();
     const runs = counting(changes);
     fake.reconnect();
-    expect(runs).toEqual(['policy', 'registry', 'tokens', 'notification-targets']);
+    expect(runs).toEqual(['policy', 'registry', 'tokens', 'notification-targets', 'mcp-sessions']);
   });
 
   it("a writer's transaction returns only once its own notification is back", async () => {
@@ -110,6 +110,7 @@ describe('Invalidations', () => {
     await changes.notify(fake.tx, 'policy');
     expect(changeTopics.map((topic) => changes.changedIn(fake.tx, topic))).toEqual([
       true,
+      false,
       false,
       false,
       false,

@@ -5,6 +5,7 @@ import { runs } from '../../calls/tables.js';
 import type { Principal } from '../../core/auth.js';
 import { DomainError } from '../../core/errors.js';
 import type { Db } from '../../db/client.js';
+import type { Invalidations } from '../../journal/invalidations.js';
 import { type McpSessionRow, mcpRuns, mcpSessions } from './tables.js';
 
 export interface ClientInfo {
@@ -35,16 +36,33 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const UNKNOWN_CLIENT: ClientInfo = { name: 'unknown', version: 'unknown' };
 
+/** Live sessions kept per process; hosts that never DELETE theirs would otherwise grow it forever. */
+const KEPT_SESSIONS = 10_000;
+
 /**
  * Sessions and the run each conversation's calls belong to, all in Postgres so that any process
  * answers any request. A session's run is made at its first call; a request without a session uses
  * the token's run of the day for that client and endpoint; `X-Run-Id` names a run the token created.
+ *
+ * Every request of a session names it, so each process keeps the live sessions it has seen instead
+ * of reading the row per request. Ending one is the only change another process must obey at once:
+ * it notifies 'mcp-sessions' and every process drops what it kept. A session's run, set once, is
+ * not notified: a process that kept the session without it finds it through `mcp_runs` and keeps it.
  */
 export class GatewaySessions {
+  private readonly kept = new Map<string, McpSessionRow>();
+  private generation = 0;
+
   constructor(
     private readonly db: Db,
     private readonly runService: RunService,
-  ) {}
+    private readonly changes: Invalidations,
+  ) {
+    changes.on('mcp-sessions', () => {
+      this.generation += 1;
+      this.kept.clear();
+    });
+  }
 
   async open(input: {
     principal: Principal;
@@ -67,30 +85,43 @@ export class GatewaySessions {
         clientCapabilities: input.capabilities,
       })
       .returning();
+    this.keep(row!);
     return row!;
   }
 
   /** The live session with this id of this token on this endpoint; null for any other (404 to the host). */
   async find(id: string, principal: Principal, server: string): Promise<McpSessionRow | null> {
-    const [row] = await this.db
-      .select()
-      .from(mcpSessions)
-      .where(
-        and(
-          eq(mcpSessions.id, id),
-          eq(mcpSessions.tokenId, principal.tokenId),
-          eq(mcpSessions.server, server),
-        ),
-      )
-      .limit(1);
-    return row && row.endedAt === null ? row : null;
+    const row = await this.row(id);
+    return row && row.tokenId === principal.tokenId && row.server === server && row.endedAt === null
+      ? row
+      : null;
   }
 
   async end(id: string): Promise<void> {
-    await this.db
-      .update(mcpSessions)
-      .set({ endedAt: new Date() })
-      .where(and(eq(mcpSessions.id, id), isNull(mcpSessions.endedAt)));
+    await this.changes.transaction(async (tx) => {
+      await tx
+        .update(mcpSessions)
+        .set({ endedAt: new Date() })
+        .where(and(eq(mcpSessions.id, id), isNull(mcpSessions.endedAt)));
+      await this.changes.notify(tx, 'mcp-sessions');
+    });
+  }
+
+  /** The kept row, else the table's (kept unless an end this process sent or overtook the read may apply). */
+  private async row(id: string): Promise<McpSessionRow | null> {
+    const settled = !this.changes.unsettled('mcp-sessions');
+    const kept = settled ? this.kept.get(id) : undefined;
+    if (kept) return kept;
+    const generation = this.generation;
+    const [row] = await this.db.select().from(mcpSessions).where(eq(mcpSessions.id, id)).limit(1);
+    if (row && row.endedAt === null && settled && generation === this.generation) this.keep(row);
+    return row ?? null;
+  }
+
+  private keep(row: McpSessionRow): void {
+    this.kept.delete(row.id);
+    if (this.kept.size >= KEPT_SESSIONS) this.kept.delete(this.kept.keys().next().value!);
+    this.kept.set(row.id, row);
   }
 
   static clientOf(session: McpSessionRow | null): ClientInfo {
@@ -148,6 +179,7 @@ export class GatewaySessions {
     if (ctx.session && ctx.session.runId !== runId) {
       await this.db.update(mcpSessions).set({ runId }).where(eq(mcpSessions.id, ctx.session.id));
       ctx.session = { ...ctx.session, runId };
+      if (this.kept.has(ctx.session.id)) this.keep(ctx.session);
     }
     return runId;
   }
