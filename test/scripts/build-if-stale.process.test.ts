@@ -22,7 +22,8 @@ afterAll(() => rmSync(clone, { recursive: true, force: true }));
 /** An npm script of the clone, as `npm ci` (prepare) runs it. */
 const npmRun = (script: string) => promisify(execFile)('npm', ['run', '-s', script], { cwd: clone });
 /** The check `npm start` (scripts/start.mjs) makes before it imports the server. */
-const checkBuild = () => promisify(execFile)(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: clone });
+const checkBuild = () =>
+  promisify(execFile)(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: clone });
 
 test("a fresh clone's first start does not rebuild what its install built, and a changed source does", async () => {
   // What `git clone` and `npm ci` leave: the inputs with new mtimes, the dependencies, then `prepare`'s build.
