@@ -27,6 +27,8 @@ async function startOnce(command: string[], dataDir: string | null): Promise<Sam
     cwd: root,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...(dataDir ? { DATA_DIR: dataDir } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A group of its own: npm's shell does not pass SIGTERM on to the server, so the group gets it.
+    detached: true,
   });
   let output = '';
   child.stdout.on('data', (chunk) => {
@@ -56,13 +58,23 @@ async function startOnce(command: string[], dataDir: string | null): Promise<Sam
     if (child.exitCode !== null) throw new Error(`server exited before ready:\n${output}`);
     await new Promise((r) => setTimeout(r, 10));
   }
-  child.kill('SIGTERM');
+  process.kill(-child.pid!, 'SIGTERM');
   await exited;
+  while (groupAlive(child.pid!)) await new Promise((r) => setTimeout(r, 20));
   const at = (msg: string) => {
     const line = output.split('\n').find((l) => l.includes(`"msg":"${msg}"`));
     return line ? (JSON.parse(line) as { time: number }).time - began : undefined;
   };
   return { ready, cpu, opened: at('database opened'), listening: at('listening') };
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** utime + stime of a process in ms (fields 14 and 15 of /proc/<pid>/stat, in 10 ms ticks); undefined off Linux. */
