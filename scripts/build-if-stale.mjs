@@ -1,4 +1,4 @@
-// `npm start` runs dist/; this builds it first when it is missing or was built from other sources
+// `npm start` (scripts/start.mjs) runs dist/; this builds it first when it is missing or was built from other sources
 // (build-stamp.mjs compares contents, so a fresh clone, whose `npm ci` has just built, starts at
 // once, and a pull or an edit never starts yesterday's server). Concurrent starts build once.
 import { execFileSync } from 'node:child_process';

@@ -1,8 +1,8 @@
 // `npm run build:server`: compiles src/ into dist/ and stamps dist/ with the digest of the inputs it
 // compiled (build-stamp.mjs), so that `npm start` after `npm ci` (whose `prepare` builds) or after any
 // build does not build again. The digest is taken before compiling: a file edited during the build
-// makes the next start rebuild. Then dist/pglite-template.tar, the migrated PGlite data directory a
-// fresh start loads (src/db/template.ts), is made again when the migrations or PGlite changed.
+// makes the next start rebuild. Then dist/pglite-template/, the migrated PGlite data directory a
+// fresh start copies (src/db/template.ts), is made again when the migrations or PGlite changed.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -8,7 +8,7 @@ import { join, relative, sep } from 'node:path';
 
 /**
  * Everything tsc reads to build dist/ (tsconfig.build.json compiles src/ only), and the migrations,
- * which dist/pglite-template.tar holds applied.
+ * which dist/pglite-template/ holds applied.
  */
 const inputs = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'drizzle'];
 

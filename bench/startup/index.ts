@@ -5,8 +5,9 @@ import { join } from 'node:path';
 
 /**
  * Start to ready: from spawning the process to its first 200 from /health, on a fresh PGlite data
- * directory (initdb and every migration) and again on the same directory (a restart), next to the
- * floor of starting node at all and to the same server under the tsx loader. Phases come from the
+ * directory (`npm start` as a newcomer types it, build-if-stale check included, and the compiled
+ * server by itself) and again on the same directory (a restart), next to the floor of starting node
+ * at all and to the same server under the tsx loader. Phases come from the
  * server's own log lines (pino times). `cpu` is the CPU time the process had used when it was ready
  * (user + system, all its threads, from /proc): on a machine others are using, it moves far less
  * than the wall time. `npm run bench -- startup [runs]`; build dist/ first (it holds the template).
@@ -26,6 +27,8 @@ async function startOnce(command: string[], dataDir: string | null): Promise<Sam
     cwd: root,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...(dataDir ? { DATA_DIR: dataDir } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A group of its own: npm's shell does not pass SIGTERM on to the server, so the group gets it.
+    detached: true,
   });
   let output = '';
   child.stdout.on('data', (chunk) => {
@@ -55,13 +58,23 @@ async function startOnce(command: string[], dataDir: string | null): Promise<Sam
     if (child.exitCode !== null) throw new Error(`server exited before ready:\n${output}`);
     await new Promise((r) => setTimeout(r, 10));
   }
-  child.kill('SIGTERM');
+  process.kill(-child.pid!, 'SIGTERM');
   await exited;
+  while (groupAlive(child.pid!)) await new Promise((r) => setTimeout(r, 20));
   const at = (msg: string) => {
     const line = output.split('\n').find((l) => l.includes(`"msg":"${msg}"`));
     return line ? (JSON.parse(line) as { time: number }).time - began : undefined;
   };
   return { ready, cpu, opened: at('database opened'), listening: at('listening') };
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** utime + stime of a process in ms (fields 14 and 15 of /proc/<pid>/stat, in 10 ms ticks); undefined off Linux. */
@@ -100,6 +113,8 @@ export async function main(args: string[]): Promise<void> {
   const runs = Number(args[0] ?? 3);
   process.stdout.write(`start to ready, median of ${runs} (ms from spawn to the first 200 from /health)\n`);
   await measure("baseline: node -e ''", ['node', '-e', ''], null, runs);
+  // What a newcomer types, the build-if-stale check included: the figure issue 30's target is about.
+  await measure('npm start, fresh PGlite data dir', ['npm', 'start'], true, runs);
   await measure('compiled, fresh PGlite data dir', ['node', 'dist/app/main.js'], true, runs);
   await measure('compiled, restart on the same data dir', ['node', 'dist/app/main.js'], false, runs);
   await measure(
@@ -108,5 +123,5 @@ export async function main(args: string[]): Promise<void> {
     true,
     runs,
   );
-  process.stdout.write('target: compiled, fresh data dir <= 2000 ms (issue 30)\n');
+  process.stdout.write('target: npm start, fresh data dir <= 2000 ms (issue 30)\n');
 }

@@ -1,21 +1,22 @@
-import { join } from 'node:path';
 import type { BuiltInTool } from '../calls/tool-contract.js';
 import type { Logger } from '../core/logger.js';
-import { type Database, openDatabase } from '../db/client.js';
+import type { Database } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
-import { openPgliteData } from '../db/template.js';
 import type { Config } from './config.js';
+import { openConfiguredDatabase } from './database.js';
 import { createServices, type Services } from './services.js';
 
-/** Opens the configured database, migrates it and builds the services: everything but the network. */
+/**
+ * Opens the configured database (or takes the one `opening` already started), migrates it and
+ * builds the services: everything but the network.
+ */
 export async function bootstrap(
   config: Config,
   logger: Logger,
   extraTools: BuiltInTool[] = [],
+  opening: Promise<Database> = openConfiguredDatabase(config),
 ): Promise<Services> {
-  const database: Database = config.databaseUrl
-    ? await openDatabase({ driver: 'postgres', url: config.databaseUrl })
-    : await openPgliteData(join(config.dataDir, 'pgdata'));
+  const database = await opening;
   logger.info({ driver: database.driver }, 'database opened');
   await runMigrations(database, config.databaseUrl);
   const services = createServices(database, logger, {

@@ -1,21 +1,30 @@
 import type { BuiltInTool } from '../calls/tool-contract.js';
+import { countTokens } from '../core/tokens.js';
+import type { Database } from '../db/client.js';
 import { Drain, listenForMetrics, startTracing } from '../features/observability/index.js';
 import { bootstrap } from './bootstrap.js';
 import type { Config } from './config.js';
+import { openConfiguredDatabase } from './database.js';
 import { createLogger } from './logger.js';
 import { createAppServer } from './server.js';
 
 export interface StartOptions {
   /** Only for test servers: BUILT_IN tools beyond the production set. */
   extraTools?: BuiltInTool[];
+  /** The database main.ts started opening before it loaded the rest of the server. */
+  database?: Promise<Database>;
 }
 
 /** Opens the database, starts the services and the server, prints where it listens; drains on SIGINT/SIGTERM. */
 export async function startApp(config: Config, options: StartOptions = {}): Promise<void> {
   const logger = createLogger(config.logLevel);
+  const opening = options.database ?? openConfiguredDatabase(config);
+  // PGlite compiles its WebAssembly on other threads meanwhile: the tokenizer's build (the main
+  // thread's longest piece of start-up work) fills that wait instead of following it.
+  countTokens('warm up');
   // Before the services are built: executors and queries are wrapped in spans only if tracing is on.
   const stopTracing = config.tracing ? await startTracing(config.tracing) : async () => {};
-  const services = await bootstrap(config, logger, options.extraTools);
+  const services = await bootstrap(config, logger, options.extraTools, opening);
   // Only the server mints the first admin token: it is the one place where the secret is shown.
   const adminSecret = await services.tokens.bootstrapAdmin();
   await services.start();

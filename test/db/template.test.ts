@@ -12,7 +12,7 @@ let template: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ats-template-'));
-  template = join(dir, 'template.tar');
+  template = join(dir, 'template');
   await writePgliteTemplate(template);
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -5,7 +5,7 @@ import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
-import { writePgliteTemplate } from '../../src/db/template.js';
+import { dumpMigratedPglite } from '../../src/db/template.js';
 import { testPostgresUrl, withDatabase } from './env.js';
 
 /**
@@ -21,7 +21,7 @@ export default async function setup(project: TestProject) {
 async function pgliteTemplate(project: TestProject) {
   const dir = mkdtempSync(join(tmpdir(), 'ats-pglite-'));
   const file = join(dir, 'template.tar');
-  await writePgliteTemplate(file);
+  await dumpMigratedPglite(file);
   project.provide('pgliteTemplate', file);
   project.provide('postgresTemplate', '');
   project.provide('postgresSkipReason', '');
