@@ -6,14 +6,19 @@ import { appendEvents } from '../../src/journal/append.js';
 import { autoApprovedCall, createRun, httpClient } from '../lifecycle/api.js';
 import { pool, sleep } from '../lifecycle/measure.js';
 import type { Backend } from './backend.js';
+import { acrossProcesses } from './processes.js';
 
 export const WRITERS = 32;
+/** Server processes the Postgres writers are spread over, as a deployment of several servers would. */
+export const PROCESSES = Number(process.env.CEILING_PROCESSES ?? 4);
 
 export interface Ceiling {
   appendsPerSecond: number;
   floorPerSecond: number;
   /** Of the writers' backends seen active, the share waiting on a lock (Postgres only). */
   lockWaitShare: number | null;
+  /** Processes the writers (and the floor's) ran in: 1 on PGlite, whose database is one process's. */
+  processes: number;
   callsPerSecond: number;
 }
 
@@ -70,23 +75,33 @@ async function lockWaits<T>(
 /**
  * The journal's append ceiling: 32 writers on different runs appending one event a transaction,
  * against the floor of the same insert and NOTIFY into a plain table (a bigserial key, no reader
- * horizon to honour); then 32 agents making
- * auto-approved calls through the API, a run each.
+ * horizon to honour), both measured the same way; then 32 agents making auto-approved calls
+ * through the API, a run each. On Postgres the writers are spread over `PROCESSES` child
+ * processes that each open the database as a server does (announcer and bus included), since one
+ * Node process's CPU, not the database, is what a single process measures.
  */
 export async function measureCeiling(backend: Backend, seconds: number): Promise<Ceiling> {
-  const { database } = backend;
+  const { database, url } = backend;
   const runIds = Array.from({ length: WRITERS }, () => randomUUID());
+  const inProcess = (task: (w: number) => Promise<unknown>) => async () => {
+    await flatOut(WRITERS, 1, task);
+    return flatOut(WRITERS, seconds, task);
+  };
   const append = (w: number) =>
     database.db.transaction((tx) =>
       appendEvents(tx, [{ type: 'checkpoint_created', runId: runIds[w], actor: 'bench', payload: { w } }]),
     );
-  await flatOut(WRITERS, 1, append);
-  const appends = await lockWaits(backend.url, () => flatOut(WRITERS, seconds, append));
+  const appends = await lockWaits(
+    url,
+    url ? () => acrossProcesses(url, 'journal', runIds, PROCESSES, seconds) : inProcess(append),
+  );
 
   await database.db.execute(
     sql`create table if not exists bench_append_floor (id bigserial primary key, run_id uuid, payload jsonb not null)`,
   );
-  const floor = await flatOut(WRITERS, seconds, (w) => insertIntoPlainTable(database, runIds[w]!, w));
+  const floor = url
+    ? await acrossProcesses(url, 'floor', runIds, PROCESSES, seconds)
+    : await inProcess((w) => insertIntoPlainTable(database, runIds[w]!, w))();
   await database.db.execute(sql`drop table bench_append_floor`);
 
   const agent = httpClient(backend.endpoint, backend.agentSecret, { keepAlive: false });
@@ -101,6 +116,7 @@ export async function measureCeiling(backend: Backend, seconds: number): Promise
     appendsPerSecond: appends.result,
     floorPerSecond: floor,
     lockWaitShare: appends.share,
+    processes: url ? PROCESSES : 1,
     callsPerSecond: calls.rate,
   };
 }
