@@ -13,5 +13,7 @@ declare module 'vitest' {
     pgliteTemplate: string;
     postgresTemplate: string;
     postgresSkipReason: string;
+    /** test/support/mcp-stdio-server.ts bundled to plain JS (see global-setup.ts). */
+    mcpStdioServer: string;
   }
 }

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { inject } from 'vitest';
 import type { Services } from '../../src/app/services.js';
 import type { McpServerStatus } from '../../src/bridge/mcp/connection.js';
 import { mcpConnections } from '../../src/bridge/mcp/tables.js';
@@ -13,7 +14,7 @@ export function stdioTestServer(name = 't', extra: Record<string, unknown> = {})
     name,
     transport: 'STDIO' as const,
     command: process.execPath,
-    args: ['--import', 'tsx', 'test/support/mcp-stdio-server.ts'],
+    args: [inject('mcpStdioServer')],
     env: [{ name: 'MCP_TEST_PAGE_SIZE', value: '3' }],
     cwd: PROJECT_ROOT,
     ...extra,
