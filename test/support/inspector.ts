@@ -28,8 +28,11 @@ export interface InspectorRun {
   stderr: string;
 }
 
-/** Runs `inspector-cli <url> --transport http --method …` once, as a person at a terminal would. */
-export function inspect(url: string, request: InspectorRequest): Promise<InspectorRun> {
+/**
+ * Runs `inspector-cli <url> --transport http --method …` once, as a person at a terminal would.
+ * `signal` stops it as Ctrl-C would: the run then rejects.
+ */
+export function inspect(url: string, request: InspectorRequest, signal?: AbortSignal): Promise<InspectorRun> {
   const args = [ENTRY, url, '--transport', 'http', '--method', request.method];
   if (request.toolName) args.push('--tool-name', request.toolName);
   const pairs = Object.entries(request.toolArgs ?? {}).map(([k, v]) => `${k}=${v}`);
@@ -44,7 +47,7 @@ export function inspect(url: string, request: InspectorRequest): Promise<Inspect
     execFile(
       process.execPath,
       args,
-      { cwd: dirname(ENTRY), timeout: 90_000, maxBuffer: 16 * 1024 * 1024 },
+      { cwd: dirname(ENTRY), timeout: 90_000, maxBuffer: 16 * 1024 * 1024, signal },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number')
           return fail(new Error(`inspector-cli did not finish: ${error.message}\n${stderr}`));

@@ -58,13 +58,12 @@ const awaiting = () =>
     return rows.length === 1 ? (rows[0]!.id as string) : null;
   });
 /** The same call through the MCP inspector's CLI, a client of its own (one process per request). */
-const inspectCall = (server: ServerProcess, args: Record<string, string>) =>
-  inspect(`${server.origin}/mcp`, {
-    token: agentToken,
-    method: 'tools/call',
-    toolName: 'test__side_effect',
-    toolArgs: args,
-  });
+const inspectCall = (server: ServerProcess, args: Record<string, string>, signal?: AbortSignal) =>
+  inspect(
+    `${server.origin}/mcp`,
+    { token: agentToken, method: 'tools/call', toolName: 'test__side_effect', toolArgs: args },
+    signal,
+  );
 const linesOf = (marker: string) =>
   readFileSync(file, 'utf8')
     .split('\n')
@@ -118,9 +117,14 @@ describe('the MCP gateway across processes', () => {
   }) => {
     if (postgresDown) skip(postgresDown);
     const args = { file, marker: 'survives-kill' };
-    const held = (await mcp(a)).callTool({ name: 'test__side_effect', arguments: args }).catch(() => null);
+    // A host whose server died gives up on the request: nothing would ever answer it.
+    const host = new AbortController();
+    const held = (await mcp(a))
+      .callTool({ name: 'test__side_effect', arguments: args }, undefined, { signal: host.signal })
+      .catch(() => null);
     const callId = await awaiting();
     await a.kill();
+    host.abort();
     await held;
     expect((await approve(b, callId)).errors).toBeUndefined();
     a = await start();
@@ -147,9 +151,11 @@ describe('the MCP gateway across processes', () => {
   }) => {
     if (postgresDown) skip(postgresDown);
     const args = { file, marker: 'inspector-survives-kill' };
-    const held = inspectCall(a, args);
+    const host = new AbortController();
+    const held = inspectCall(a, args, host.signal).catch(() => null);
     const callId = await awaiting();
     await a.kill();
+    host.abort();
     await held;
     expect((await approve(b, callId)).errors).toBeUndefined();
     a = await start();
