@@ -177,7 +177,7 @@ export class Dispatcher {
   }
 
   /** The columns that mark a call as started here, under a lease. */
-  private startColumns(now: Date) {
+  startColumns(now: Date) {
     return {
       status: 'STARTED' as const,
       leaseOwner: this.workerId,
@@ -319,6 +319,11 @@ export class Dispatcher {
         return this.execute(claimed);
       })(),
     );
+  }
+
+  /** See EagerDispatch: the request's transaction started it here; no claim is needed. */
+  runStarted(call: ToolCallRow): Promise<ToolCallRow | null> {
+    return this.track(this.execute(call));
   }
 
   /**

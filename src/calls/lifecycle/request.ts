@@ -77,9 +77,9 @@ export async function requestCall(
   const spec = await ctx.registry.get(input.name);
   const availability = spec ? await ctx.policy.availabilityOf([spec]) : new Map();
 
-  const { call, ready } = await journaledTransaction(ctx.db, async (tx) => {
+  const { call, ready, started } = await journaledTransaction(ctx.db, async (tx) => {
     const { run, existing } = await openRequest(ctx, tx, principal, { ...input, argumentsHash });
-    if (existing) return { call: existing, ready: false };
+    if (existing) return { call: existing, ready: false, started: false };
 
     const context = { userId: run.userId, profileId: run.profileId, planNodeId: run.planNodeId };
     const issues = spec ? validateAgainst(spec.inputSchema, args) : [];
@@ -119,6 +119,9 @@ export async function requestCall(
     // Its tool runs here, in this transaction: the request, the tool's writes and the result commit once.
     const inline =
       ready && spec && ctx.ports.inline.runsInTransaction(spec) ? { spec, dispatch: ctx.ports.inline } : null;
+    // Any other ready call runs in this process right after the commit, so it is written already
+    // started under this process's lease: no claim transaction follows.
+    const eager = ready && spec && !inline ? ctx.ports.eager : null;
     // The id is made here so the decision's columns (its result names the call) go in with the row.
     const id = randomUUID();
     const values = {
@@ -144,10 +147,12 @@ export async function requestCall(
       // Millisecond precision (not the column default's microseconds) so that page cursors round-trip exactly.
       requestedAt: now,
       ...changesOf(id, decision),
+      ...(eager ? { ...eager.startColumns(now), attempts: 1 } : {}),
     };
     const events = [
       requestedEvent(values, args, actor),
       ...decision.events.map((e) => ({ actor, ...e, runId: run.id, callId: id })),
+      ...(eager ? [eager.startedEvent({ ...values, attempts: 1 })] : []),
     ];
     if (inline) {
       // Its row is written once, with its result, after the tool has run.
@@ -160,17 +165,18 @@ export async function requestCall(
           .returning();
         return row!;
       });
-      return { call: ran, ready: false };
+      return { call: ran, ready: false, started: false };
     }
     const [created] = await tx.insert(toolCalls).values(values).returning();
     await appendEvents(tx, events);
     if (decision.status === 'FAILED' && decision.failRun)
       await ctx.runs.end(tx, run, 'FAILED', actor, decision.error);
-    return { call: created!, ready };
+    return { call: created!, ready, started: eager !== null };
   });
 
   if (!ready) return call;
-  return (await ctx.ports.dispatch(call.id)) ?? (await callById(ctx.db, call.id))!;
+  const ran = started ? await ctx.ports.eager.runStarted(call) : await ctx.ports.dispatch(call.id);
+  return ran ?? (await callById(ctx.db, call.id))!;
 }
 
 /**
