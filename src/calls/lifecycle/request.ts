@@ -7,7 +7,7 @@ import { hashArguments } from '../../core/canonical-json.js';
 import { conflict } from '../../core/errors.js';
 import { validateAgainst } from '../../core/json-schema.js';
 import { parseInput } from '../../core/parse-input.js';
-import type { PolicyCaller, RunUsage } from '../../core/policy.js';
+import type { Availability, PolicyCaller, RunUsage } from '../../core/policy.js';
 import type { ToolError } from '../../core/tool-result.js';
 import type { Tx } from '../../db/tx.js';
 import { appendEvents, journaledTransaction } from '../../journal/append.js';
@@ -57,6 +57,16 @@ export interface RejectedCallInput {
   turnId?: string;
 }
 
+export interface RequestOptions {
+  caller?: PolicyCaller;
+  turnId?: string;
+  /**
+   * Whether the tool can run now, when the caller just read it to resolve the tool (the MCP
+   * gateway): one read per call rather than two.
+   */
+  availability?: Availability | undefined;
+}
+
 /**
  * Seed §5: under the run's row lock, load what the decision needs (policy, usage, schema
  * check), record the request, and apply what `decideCall` makes of it in the same transaction
@@ -66,7 +76,7 @@ export async function requestCall(
   ctx: LifecycleContext,
   raw: unknown,
   principal: Principal,
-  options: { caller?: PolicyCaller; turnId?: string } = {},
+  options: RequestOptions = {},
 ): Promise<ToolCallRow> {
   const input = parseInput(requestToolCallInputSchema, raw);
   // A model's calls (submitted by whoever) are the model's; otherwise a person's token makes a person's call.
@@ -75,7 +85,7 @@ export async function requestCall(
   const argumentsHash = hashArguments(args);
   const actor = actorOf(principal);
   const spec = await ctx.registry.get(input.name);
-  const availability = spec ? await ctx.policy.availabilityOf([spec]) : new Map();
+  const availability = options.availability ?? (spec ? await ctx.policy.availabilityOf([spec]) : new Map());
 
   const { call, ready, started } = await journaledTransaction(ctx.db, async (tx) => {
     const { run, existing } = await openRequest(ctx, tx, principal, { ...input, argumentsHash });
