@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { describe, expect } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import type { Services } from '../../src/app/services.js';
 import { toolCalls } from '../../src/calls/tables.js';
 import { rowsOf } from '../../src/db/tx.js';
@@ -44,6 +44,16 @@ describe('eager start of a call its requester runs', () => {
     // The request and the start commit together; the landing is the only other transaction.
     expect(events[0]!.xmin).toBe(events[1]!.xmin);
     expect(new Set(events.map((e) => e.xmin)).size).toBe(2);
+  });
+
+  test('its tool is given the run the request locked, not a run read again', async ({ services, run }) => {
+    const reads = vi.spyOn(services.runs, 'get');
+    const call = await services.calls.request(
+      { runId: run.id, name: 'test.echo', arguments: { text: 'hi' } },
+      agent,
+    );
+    expect(call.status).toBe('COMPLETED');
+    expect(reads).not.toHaveBeenCalled();
   });
 
   test('while it runs it holds this process’s lease, as a claimed call does', async ({ services, run }) => {

@@ -48,8 +48,11 @@ export interface EagerDispatch {
     startedAt: Date;
   };
   startedEvent(call: CallToRun): NewJournalEvent;
-  /** Runs a committed call that was started with `startColumns`, returning it finished. */
-  runStarted(call: ToolCallRow): Promise<ToolCallRow | null>;
+  /**
+   * Runs a committed call that was started with `startColumns`, returning it finished; `run` is
+   * its run as the request read it, which the tool's invocation is given without reading it again.
+   */
+  runStarted(call: ToolCallRow, run: RunRow): Promise<ToolCallRow | null>;
 }
 
 /**

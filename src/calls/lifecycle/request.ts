@@ -87,9 +87,9 @@ export async function requestCall(
   const spec = await ctx.registry.get(input.name);
   const availability = options.availability ?? (spec ? await ctx.policy.availabilityOf([spec]) : new Map());
 
-  const { call, ready, started } = await journaledTransaction(ctx.db, async (tx) => {
+  const { call, ready, startedUnder } = await journaledTransaction(ctx.db, async (tx) => {
     const { run, existing } = await openRequest(ctx, tx, principal, { ...input, argumentsHash });
-    if (existing) return { call: existing, ready: false, started: false };
+    if (existing) return { call: existing, ready: false, startedUnder: null };
 
     const context = { userId: run.userId, profileId: run.profileId, planNodeId: run.planNodeId };
     const issues = spec ? validateAgainst(spec.inputSchema, args) : [];
@@ -175,17 +175,20 @@ export async function requestCall(
           .returning();
         return row!;
       });
-      return { call: ran, ready: false, started: false };
+      return { call: ran, ready: false, startedUnder: null };
     }
     const [created] = await tx.insert(toolCalls).values(values).returning();
     await appendEvents(tx, events);
     if (decision.status === 'FAILED' && decision.failRun)
       await ctx.runs.end(tx, run, 'FAILED', actor, decision.error);
-    return { call: created!, ready, started: eager !== null };
+    return { call: created!, ready, startedUnder: eager && run };
   });
 
   if (!ready) return call;
-  const ran = started ? await ctx.ports.eager.runStarted(call) : await ctx.ports.dispatch(call.id);
+  // `startedUnder`: the run of a call started in the request, as its lock read it.
+  const ran = startedUnder
+    ? await ctx.ports.eager.runStarted(call, startedUnder)
+    : await ctx.ports.dispatch(call.id);
   return ran ?? (await callById(ctx.db, call.id))!;
 }
 
