@@ -124,12 +124,13 @@ export class McpConnectionManager {
     const unique = [...new Set(names)];
     const result = new Map<string, ServerPresence>(unique.map((n) => [n, 'UNKNOWN']));
     if (unique.length === 0) return result;
-    // One statement: the configured rows, each with whether a live presence row names it.
+    // One statement: the configured rows, each with whether a live presence row names it. Drizzle
+    // leaves the columns of a one-table select unqualified, so the outer name is spelt out.
     const configured = await this.db
       .select({
         name: mcpServers.name,
         enabled: mcpServers.enabled,
-        connected: sql<boolean>`exists (select 1 from ${mcpConnections} where ${mcpConnections.serverName} = ${mcpServers.name} and ${mcpConnections.expiresAt} > now())`,
+        connected: sql<boolean>`exists (select 1 from ${mcpConnections} where ${mcpConnections.serverName} = ${mcpServers}.${sql.identifier(mcpServers.name.name)} and ${mcpConnections.expiresAt} > now())`,
       })
       .from(mcpServers)
       .where(inArray(mcpServers.name, unique));
