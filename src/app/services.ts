@@ -186,6 +186,7 @@ export function createServices(database: Database, logger: Logger, options: Serv
     {
       dispatch: (callId) => dispatcher.dispatch(callId),
       inline: dispatcher,
+      eager: dispatcher,
       decided: (tx, call, input, principal) => notifications.onDecision(tx, call, input, principal),
       grants,
     },

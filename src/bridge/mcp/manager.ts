@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { notFound } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
@@ -124,22 +124,18 @@ export class McpConnectionManager {
     const unique = [...new Set(names)];
     const result = new Map<string, ServerPresence>(unique.map((n) => [n, 'UNKNOWN']));
     if (unique.length === 0) return result;
-    const [configured, live] = await Promise.all([
-      this.db
-        .select({ name: mcpServers.name, enabled: mcpServers.enabled })
-        .from(mcpServers)
-        .where(inArray(mcpServers.name, unique)),
-      this.db
-        .selectDistinct({ name: mcpConnections.serverName })
-        .from(mcpConnections)
-        .where(and(inArray(mcpConnections.serverName, unique), gt(mcpConnections.expiresAt, sql`now()`))),
-    ]);
-    const connected = new Set(live.map((r) => r.name));
+    // One statement: the configured rows, each with whether a live presence row names it. Drizzle
+    // leaves the columns of a one-table select unqualified, so the outer name is spelt out.
+    const configured = await this.db
+      .select({
+        name: mcpServers.name,
+        enabled: mcpServers.enabled,
+        connected: sql<boolean>`exists (select 1 from ${mcpConnections} where ${mcpConnections.serverName} = ${mcpServers}.${sql.identifier(mcpServers.name.name)} and ${mcpConnections.expiresAt} > now())`,
+      })
+      .from(mcpServers)
+      .where(inArray(mcpServers.name, unique));
     for (const server of configured) {
-      result.set(
-        server.name,
-        !server.enabled ? 'DISABLED' : connected.has(server.name) ? 'CONNECTED' : 'DISCONNECTED',
-      );
+      result.set(server.name, !server.enabled ? 'DISABLED' : server.connected ? 'CONNECTED' : 'DISCONNECTED');
     }
     return result;
   }

@@ -177,7 +177,7 @@ export class Dispatcher {
   }
 
   /** The columns that mark a call as started here, under a lease. */
-  private startColumns(now: Date) {
+  startColumns(now: Date) {
     return {
       status: 'STARTED' as const,
       leaseOwner: this.workerId,
@@ -321,6 +321,11 @@ export class Dispatcher {
     );
   }
 
+  /** See EagerDispatch: the request's transaction started it here; no claim is needed. */
+  runStarted(call: ToolCallRow, run: RunRow): Promise<ToolCallRow | null> {
+    return this.track(this.execute(call, run));
+  }
+
   /**
    * A call someone else claimed, as it stands; if that was this process's own sweep (which picks
    * up approved calls, a granted one included, as soon as they commit), its end, so that the
@@ -340,21 +345,21 @@ export class Dispatcher {
     return work;
   }
 
-  private execute(call: ToolCallRow): Promise<ToolCallRow | null> {
-    const work = this.executeHere(call);
+  private execute(call: ToolCallRow, run?: RunRow): Promise<ToolCallRow | null> {
+    const work = this.executeHere(call, run);
     this.executions.set(call.id, work);
     void work.finally(() => this.executions.delete(call.id)).catch(() => {});
     return work;
   }
 
-  private async executeHere(call: ToolCallRow): Promise<ToolCallRow | null> {
+  private async executeHere(call: ToolCallRow, run?: RunRow): Promise<ToolCallRow | null> {
     const controller = new AbortController();
     this.running.set(call.id, controller);
     const renew = setInterval(() => void this.renewLease(call.id), Math.max(50, this.options.leaseMs / 3));
     renew.unref();
     const started = Date.now();
     try {
-      const outcome = await executeCall(this.execution, call, controller);
+      const outcome = await executeCall(this.execution, call, controller, run);
       return await landOutcome(this.landing, call, outcome, Date.now() - started);
     } catch (error) {
       this.logger.error({ err: error, callId: call.id }, 'finishing a tool call failed');

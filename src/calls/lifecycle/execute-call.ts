@@ -7,7 +7,7 @@ import type { Db } from '../../db/client.js';
 import type { RegistryService } from '../registry-service.js';
 import { storeResource } from '../resource-store.js';
 import type { RunService } from '../run-service.js';
-import type { ToolCallRow } from '../tables.js';
+import type { RunRow, ToolCallRow } from '../tables.js';
 import type { ToolExecutor, ToolOutput } from '../tool-contract.js';
 import { buildInvocation, ownTransactions } from './invocation.js';
 import { shapeResult } from './shape-result.js';
@@ -47,12 +47,14 @@ export async function executeCall(
   deps: ExecutionDeps,
   call: ToolCallRow,
   controller: AbortController,
+  /** The call's run, when the caller has it in hand (its requester): not read again. */
+  known?: RunRow,
 ): Promise<CallOutcome> {
   const { options } = deps;
   const spec = await deps.registry.get(call.name);
   const executor = spec && deps.executors.find((e) => e.canExecute(spec));
   if (!spec || !executor) return failed(call, noExecutor(call.name));
-  const run = (await deps.runs.get(call.runId))!;
+  const run = known ?? (await deps.runs.get(call.runId))!;
   const timeoutMs = call.timeoutMs ?? options.defaultTimeoutMs;
   const invocation = buildInvocation(ownTransactions(deps.db), {
     call,

@@ -34,6 +34,28 @@ export interface InlineDispatch {
 }
 
 /**
+ * The dispatcher's side of a call its requester runs at once: the request's own transaction
+ * writes it already STARTED under this process's lease (a crash after that commit leaves a call
+ * lease recovery handles like any claimed one), and it runs here right after the commit, with no
+ * read of its row and no claim transaction.
+ */
+export interface EagerDispatch {
+  /** The columns of a call started here now, under this process's lease. */
+  startColumns(now: Date): {
+    status: 'STARTED';
+    leaseOwner: string;
+    leaseExpiresAt: Date;
+    startedAt: Date;
+  };
+  startedEvent(call: CallToRun): NewJournalEvent;
+  /**
+   * Runs a committed call that was started with `startColumns`, returning it finished; `run` is
+   * its run as the request read it, which the tool's invocation is given without reading it again.
+   */
+  runStarted(call: ToolCallRow, run: RunRow): Promise<ToolCallRow | null>;
+}
+
+/**
  * Checks a decision may count, in its transaction once the call is locked and still pending
  * (a one-time link is used up here); throwing refuses the decision and records nothing.
  */
@@ -72,6 +94,8 @@ export interface LifecyclePorts {
   dispatch: DispatchHook;
   /** Runs a call whose tool works in this database in the transaction that made it ready (the dispatcher). */
   inline: InlineDispatch;
+  /** Starts a ready call in its request's transaction and runs it right after (the dispatcher). */
+  eager: EagerDispatch;
   /** Checks a decision may count (one-time links, the notifications feature). */
   decided: DecisionHook;
   /** Saves and finds scoped grants (the grants feature). */

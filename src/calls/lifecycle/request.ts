@@ -7,7 +7,7 @@ import { hashArguments } from '../../core/canonical-json.js';
 import { conflict } from '../../core/errors.js';
 import { validateAgainst } from '../../core/json-schema.js';
 import { parseInput } from '../../core/parse-input.js';
-import type { PolicyCaller, RunUsage } from '../../core/policy.js';
+import type { Availability, PolicyCaller, RunUsage } from '../../core/policy.js';
 import type { ToolError } from '../../core/tool-result.js';
 import type { Tx } from '../../db/tx.js';
 import { appendEvents, journaledTransaction } from '../../journal/append.js';
@@ -57,6 +57,16 @@ export interface RejectedCallInput {
   turnId?: string;
 }
 
+export interface RequestOptions {
+  caller?: PolicyCaller;
+  turnId?: string;
+  /**
+   * Whether the tool can run now, when the caller just read it to resolve the tool (the MCP
+   * gateway): one read per call rather than two.
+   */
+  availability?: Availability | undefined;
+}
+
 /**
  * Seed §5: under the run's row lock, load what the decision needs (policy, usage, schema
  * check), record the request, and apply what `decideCall` makes of it in the same transaction
@@ -66,7 +76,7 @@ export async function requestCall(
   ctx: LifecycleContext,
   raw: unknown,
   principal: Principal,
-  options: { caller?: PolicyCaller; turnId?: string } = {},
+  options: RequestOptions = {},
 ): Promise<ToolCallRow> {
   const input = parseInput(requestToolCallInputSchema, raw);
   // A model's calls (submitted by whoever) are the model's; otherwise a person's token makes a person's call.
@@ -75,11 +85,11 @@ export async function requestCall(
   const argumentsHash = hashArguments(args);
   const actor = actorOf(principal);
   const spec = await ctx.registry.get(input.name);
-  const availability = spec ? await ctx.policy.availabilityOf([spec]) : new Map();
+  const availability = options.availability ?? (spec ? await ctx.policy.availabilityOf([spec]) : new Map());
 
-  const { call, ready } = await journaledTransaction(ctx.db, async (tx) => {
+  const { call, ready, startedUnder } = await journaledTransaction(ctx.db, async (tx) => {
     const { run, existing } = await openRequest(ctx, tx, principal, { ...input, argumentsHash });
-    if (existing) return { call: existing, ready: false };
+    if (existing) return { call: existing, ready: false, startedUnder: null };
 
     const context = { userId: run.userId, profileId: run.profileId, planNodeId: run.planNodeId };
     const issues = spec ? validateAgainst(spec.inputSchema, args) : [];
@@ -119,6 +129,9 @@ export async function requestCall(
     // Its tool runs here, in this transaction: the request, the tool's writes and the result commit once.
     const inline =
       ready && spec && ctx.ports.inline.runsInTransaction(spec) ? { spec, dispatch: ctx.ports.inline } : null;
+    // Any other ready call runs in this process right after the commit, so it is written already
+    // started under this process's lease: no claim transaction follows.
+    const eager = ready && spec && !inline ? ctx.ports.eager : null;
     // The id is made here so the decision's columns (its result names the call) go in with the row.
     const id = randomUUID();
     const values = {
@@ -144,10 +157,12 @@ export async function requestCall(
       // Millisecond precision (not the column default's microseconds) so that page cursors round-trip exactly.
       requestedAt: now,
       ...changesOf(id, decision),
+      ...(eager ? { ...eager.startColumns(now), attempts: 1 } : {}),
     };
     const events = [
       requestedEvent(values, args, actor),
       ...decision.events.map((e) => ({ actor, ...e, runId: run.id, callId: id })),
+      ...(eager ? [eager.startedEvent({ ...values, attempts: 1 })] : []),
     ];
     if (inline) {
       // Its row is written once, with its result, after the tool has run.
@@ -160,17 +175,21 @@ export async function requestCall(
           .returning();
         return row!;
       });
-      return { call: ran, ready: false };
+      return { call: ran, ready: false, startedUnder: null };
     }
     const [created] = await tx.insert(toolCalls).values(values).returning();
     await appendEvents(tx, events);
     if (decision.status === 'FAILED' && decision.failRun)
       await ctx.runs.end(tx, run, 'FAILED', actor, decision.error);
-    return { call: created!, ready };
+    return { call: created!, ready, startedUnder: eager && run };
   });
 
   if (!ready) return call;
-  return (await ctx.ports.dispatch(call.id)) ?? (await callById(ctx.db, call.id))!;
+  // `startedUnder`: the run of a call started in the request, as its lock read it.
+  const ran = startedUnder
+    ? await ctx.ports.eager.runStarted(call, startedUnder)
+    : await ctx.ports.dispatch(call.id);
+  return ran ?? (await callById(ctx.db, call.id))!;
 }
 
 /**

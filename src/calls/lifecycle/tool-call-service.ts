@@ -1,6 +1,5 @@
 import { inArray, type SQL } from 'drizzle-orm';
 import type { Principal } from '../../core/auth.js';
-import type { PolicyCaller } from '../../core/policy.js';
 import type { Db } from '../../db/client.js';
 import { type CallPageFilter, pageOfCalls } from '../call-pages.js';
 import type { PolicyService } from '../policy-service.js';
@@ -11,7 +10,7 @@ import type { DecideInput } from './approvals.js';
 import { decide } from './decisions.js';
 import type { LifecycleContext, LifecyclePorts } from './ports.js';
 import { callById, readableCall } from './readable-call.js';
-import { type RejectedCallInput, recordRejected, requestCall } from './request.js';
+import { type RejectedCallInput, type RequestOptions, recordRejected, requestCall } from './request.js';
 
 export interface ToolCallServiceDeps {
   db: Db;
@@ -49,11 +48,7 @@ export class ToolCallService {
   }
 
   /** See requestCall. */
-  request(
-    raw: unknown,
-    principal: Principal,
-    options: { caller?: PolicyCaller; turnId?: string } = {},
-  ): Promise<ToolCallRow> {
+  request(raw: unknown, principal: Principal, options: RequestOptions = {}): Promise<ToolCallRow> {
     return requestCall(this.ctx, raw, principal, options);
   }
 

@@ -3,6 +3,7 @@ import type { ToolCallRow } from '../../calls/tables.js';
 import type { Principal } from '../../core/auth.js';
 import { hashArguments } from '../../core/canonical-json.js';
 import { DomainError } from '../../core/errors.js';
+import type { Availability } from '../../core/policy.js';
 import type { Db } from '../../db/client.js';
 import type { JournalBus } from '../../journal/bus.js';
 import { holdForOutcome } from './hold.js';
@@ -106,15 +107,17 @@ export class GatewayCalls {
   }
 
   /**
-   * `mayAsk`: whether the policy may make this call wait for a person (the view the host's call was
-   * resolved with). A call that cannot wait takes no slot: it runs, or is refused, at once.
+   * `tool.mayAsk`: whether the policy may make this call wait for a person (the view the host's
+   * call was resolved with). A call that cannot wait takes no slot: it runs, or is refused, at once.
+   * `tool.availability`, when the resolution read it, is handed to the request, which then does
+   * not read it again.
    */
   async call(
     ctx: GatewayContext,
     name: string,
     args: Record<string, unknown>,
     held: Held,
-    mayAsk = true,
+    tool: { mayAsk: boolean; availability?: Availability } = { mayAsk: true },
   ): Promise<McpToolResult> {
     const key = { userId: ctx.principal.userId ?? '', toolName: name, argumentsHash: hashArguments(args) };
     try {
@@ -125,12 +128,12 @@ export class GatewayCalls {
     }
     // A second round only when another request delivered the outcome this one was waiting for.
     for (let round = 0; round < 3; round++) {
-      const slot = mayAsk ? await this.slots.take(key, held.signal) : null;
+      const slot = tool.mayAsk ? await this.slots.take(key, held.signal) : null;
       let callId = slot?.callId ?? null;
       if (!callId) {
         let requested: ToolCallRow;
         try {
-          const request = () => this.request(ctx, name, args);
+          const request = () => this.request(ctx, name, args, tool.availability);
           requested = await (held.relay ? held.relay.during(name, request) : request());
         } catch (error) {
           if (slot) await this.slots.release(slot.id);
@@ -162,15 +165,20 @@ export class GatewayCalls {
       : result;
   }
 
-  private async request(ctx: GatewayContext, name: string, args: Record<string, unknown>) {
+  private async request(
+    ctx: GatewayContext,
+    name: string,
+    args: Record<string, unknown>,
+    availability: Availability | undefined,
+  ) {
     const runId = await this.sessions.runFor(ctx);
     try {
-      return await this.calls.request({ runId, name, arguments: args }, ctx.principal);
+      return await this.calls.request({ runId, name, arguments: args }, ctx.principal, { availability });
     } catch (error) {
       // The conversation's run was ended from the console: its next call starts a new run.
       if (error instanceof DomainError && error.code === 'CONFLICT' && error.details?.status) {
         const fresh = await this.sessions.runFor(ctx, runId);
-        return this.calls.request({ runId: fresh, name, arguments: args }, ctx.principal);
+        return this.calls.request({ runId: fresh, name, arguments: args }, ctx.principal, { availability });
       }
       throw error;
     }

@@ -111,7 +111,7 @@ export function gatewayServer(deps: GatewayServerDeps, ctx: GatewayContext, ende
     }
     const tool = await calledTool(deps, context, called);
     if (!tool) throw unknownTool(called);
-    return deps.calls.call(ctx, tool.name, args, held, tool.mayAsk);
+    return deps.calls.call(ctx, tool.name, args, held, tool);
   });
   return server;
 }

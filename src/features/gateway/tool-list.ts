@@ -1,4 +1,5 @@
 import type { PolicyService, RegistryService } from '../../calls/index.js';
+import type { Availability } from '../../core/policy.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import { type Advertised, advertise, advertisedName, decodeAdvertised } from './rules/names.js';
 
@@ -33,6 +34,8 @@ export async function visibleTools(
 export interface CalledTool {
   name: string;
   mayAsk: boolean;
+  /** Whether it can run now, as read to resolve it: the request reuses it rather than reading it again. */
+  availability?: Availability;
 }
 
 /**
@@ -54,7 +57,7 @@ export async function visibleTool(
     { ...context, planNodeId: null },
     { caller: 'MODEL', availability },
   );
-  return view.visible ? { name, mayAsk: view.approvalRequired } : null;
+  return view.visible ? { name, mayAsk: view.approvalRequired, availability } : null;
 }
 
 /** The registry name a host meant, or null: a tool it may not see is answered as one that does not exist. */

@@ -131,7 +131,7 @@ export function upstreamServer(
         awaitTool: null,
         ...relayFor({ deps, ctx, server }, extra, request.params._meta?.progressToken),
       },
-      tool.mayAsk,
+      tool,
     );
   });
 

@@ -1,5 +1,5 @@
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import type { Services } from '../../../src/app/services.js';
 import { admin, approver, waitFor } from '../../support/lifecycle.js';
 import { echoAsks, gatewayClient, gatewayTest as test } from '../../support/mcp-gateway.js';
@@ -23,6 +23,15 @@ describe('the MCP gateway at /mcp', () => {
   test('an auto-allowed call runs at once and answers its result', async ({ host: client }) => {
     const result = await client.callTool({ name: 'test__noop', arguments: {} });
     expect(result).toEqual({ content: [] });
+  });
+
+  test('a call reads whether its tool can run once: the request reuses what resolving the tool read', async ({
+    services,
+    host: client,
+  }) => {
+    const reads = vi.spyOn(services.policy, 'availabilityOf');
+    expect(await client.callTool({ name: 'test__noop', arguments: {} })).toEqual({ content: [] });
+    expect(reads).toHaveBeenCalledTimes(1);
   });
 
   test('a call held and approved within the hold answers the real result', async ({
