@@ -19,23 +19,8 @@ import {
   skillReadInputSchema,
   skillRuleInputSchema,
 } from './inputs.js';
-import {
-  findSections,
-  readChars,
-  readLines,
-  readSection,
-  splitSections,
-  type TextSlice,
-} from './rules/sections.js';
-import {
-  type ParsedSkill,
-  parseSkill,
-  SKILL_FILE,
-  SkillError,
-  type SkillFile,
-  type SkippedSkillFile,
-  skillRuleEffects,
-} from './rules/skill.js';
+import { findSections, readChars, readLines, readSection, splitSections } from './rules/sections.js';
+import { type ParsedSkill, parseSkill, SKILL_FILE, SkillError } from './rules/skill.js';
 import { skillFiles, skillReads, skillRules, skills } from './tables.js';
 
 export type SkillRow = typeof skills.$inferSelect;
