@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from 'graphql-ws';
@@ -215,8 +215,9 @@ describe('a server killed with SIGKILL', () => {
     expect(hang.errors).toBeUndefined();
     const hangId = hang.data.requestToolCall.id as string;
     void gql(victim, `mutation { approveToolCall(id: "${hangId}") { status } }`).catch(() => null);
+    // The tools write the file when they start, after the approvals' answers: it may not exist yet.
     await until(async () => {
-      const text = readFileSync(file, 'utf8');
+      const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
       return text.includes('hang') && text.includes('again');
     });
     await victim.kill();
