@@ -6,6 +6,14 @@ import type { Tx } from '../../db/tx.js';
 import { assertMayRead } from '../run-service.js';
 import { type RunRow, runs, type ToolCallRow, toolCalls } from '../tables.js';
 
+/** The call with this id joined to its run: one statement for both. */
+const withRun = (db: Db | Tx, callId: string) =>
+  db
+    .select({ call: toolCalls, run: runs })
+    .from(toolCalls)
+    .innerJoin(runs, eq(runs.id, toolCalls.runId))
+    .where(eq(toolCalls.id, callId));
+
 /**
  * A call and its run, in one statement, if `principal` may read the run: what reading a call (or
  * deciding one with edited arguments) checks first, without a second round trip for the run.
@@ -16,12 +24,7 @@ export async function readableCall(
   principal: Principal,
 ): Promise<{ call: ToolCallRow; run: RunRow } | null> {
   if (!z.uuid().safeParse(callId).success) return null;
-  const [found] = await db
-    .select({ call: toolCalls, run: runs })
-    .from(toolCalls)
-    .innerJoin(runs, eq(runs.id, toolCalls.runId))
-    .where(eq(toolCalls.id, callId))
-    .limit(1);
+  const [found] = await withRun(db, callId).limit(1);
   return found && mayRead(principal, found.run) ? found : null;
 }
 
@@ -43,12 +46,7 @@ export function mayRead(principal: Principal, run: RunRow): boolean {
  */
 export async function lockedCall(tx: Tx, callId: string): Promise<{ call: ToolCallRow; run: RunRow } | null> {
   if (!z.uuid().safeParse(callId).success) return null;
-  const [found] = await tx
-    .select({ call: toolCalls, run: runs })
-    .from(toolCalls)
-    .innerJoin(runs, eq(runs.id, toolCalls.runId))
-    .where(eq(toolCalls.id, callId))
-    .for('update', { of: runs });
+  const [found] = await withRun(tx, callId).for('update', { of: runs });
   return found ?? null;
 }
 

@@ -112,6 +112,15 @@ export class AgentJobs {
       .where(eq(agentJobs.leaseOwner, this.deps.workerId));
   }
 
+  /** The job's row while it still runs under this process's lease. */
+  private runningHere(job: AgentJobRow) {
+    return and(
+      eq(agentJobs.runId, job.runId),
+      eq(agentJobs.status, 'RUNNING'),
+      eq(agentJobs.leaseOwner, this.deps.workerId),
+    );
+  }
+
   /**
    * Moves a held job on from waiting for its calls to its next request, renewing the lease as a
    * claim would; the job as it now is, or null when another process took it meanwhile.
@@ -121,13 +130,7 @@ export class AgentJobs {
     const [next] = await this.deps.db
       .update(agentJobs)
       .set({ phase: 'REQUEST', leaseExpiresAt: new Date(now.getTime() + this.deps.leaseMs), updatedAt: now })
-      .where(
-        and(
-          eq(agentJobs.runId, job.runId),
-          eq(agentJobs.status, 'RUNNING'),
-          eq(agentJobs.leaseOwner, this.deps.workerId),
-        ),
-      )
+      .where(this.runningHere(job))
       .returning();
     return next ?? null;
   }
@@ -192,13 +195,7 @@ export class AgentJobs {
         reasoningTokens: sql`${agentJobs.reasoningTokens} + ${usage?.reasoningTokens ?? 0}`,
         updatedAt: new Date(),
       })
-      .where(
-        and(
-          eq(agentJobs.runId, job.runId),
-          eq(agentJobs.status, 'RUNNING'),
-          eq(agentJobs.leaseOwner, this.deps.workerId),
-        ),
-      )
+      .where(this.runningHere(job))
       .returning();
     if (!recorded) throw new LeaseLost(job.runId);
     await appendEvents(tx, [
