@@ -30,7 +30,6 @@ import {
   ToolCallService,
 } from '../calls/index.js';
 import type { Logger } from '../core/logger.js';
-import { countTokens } from '../core/tokens.js';
 import { ambientDb } from '../db/ambient.js';
 import type { Database } from '../db/client.js';
 import { AgentLoop, AgentRunService, ModelOutputHub } from '../features/agent/index.js';
@@ -280,9 +279,6 @@ export function createServices(database: Database, logger: Logger, options: Serv
     agentOutput,
     gateway,
     async start() {
-      // Building the tokenizer blocks the event loop for about a second; doing it now keeps that
-      // pause out of the first tool call, where it would stall lease renewal.
-      countTokens('warm up');
       await invalidations.start();
       await registry.upsertBuiltIns(builtIns.definitions.map((tool) => tool.spec));
       unsubscribeMetrics = bus.subscribe((events) => callMetrics.onEvents(events));

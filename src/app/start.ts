@@ -1,5 +1,5 @@
 import type { BuiltInTool } from '../calls/tool-contract.js';
-import { countTokens } from '../core/tokens.js';
+import { warmTokenizer } from '../core/tokens.js';
 import type { Database } from '../db/client.js';
 import { Drain, listenForMetrics, startTracing } from '../features/observability/index.js';
 import { bootstrap } from './bootstrap.js';
@@ -19,9 +19,6 @@ export interface StartOptions {
 export async function startApp(config: Config, options: StartOptions = {}): Promise<void> {
   const logger = createLogger(config.logLevel);
   const opening = options.database ?? openConfiguredDatabase(config);
-  // PGlite compiles its WebAssembly on other threads meanwhile: the tokenizer's build (the main
-  // thread's longest piece of start-up work) fills that wait instead of following it.
-  countTokens('warm up');
   // Before the services are built: executors and queries are wrapped in spans only if tracing is on.
   const stopTracing = config.tracing ? await startTracing(config.tracing) : async () => {};
   const services = await bootstrap(config, logger, options.extraTools, opening);
@@ -57,6 +54,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const address = await server.listen(config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${address.address}]` : config.host}:${address.port}/graphql`;
   logger.info({ url, port: address.port, metricsPort: metricsServer?.address.port }, 'listening');
+  // Built a slice per event-loop turn from now on: not in the start, and not as one pause in the
+  // first call that counts tokens (core/tokenizer-build.ts).
+  void warmTokenizer();
   if (adminSecret) {
     process.stdout.write(
       `First start: an admin token was created. It is shown only now; keep it:\n  ${adminSecret}\n` +

@@ -1,19 +1,8 @@
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
+import { tokenizer } from './tokenizer-build.js';
 import { pairSafe } from './unicode.js';
 
-let encoder: Tiktoken | null = null;
-
-/**
- * o200k_base (GPT-4o family) is loaded once, on first use: building it takes about a second, and
- * even importing its ranks (a 2 MB module) costs the server's start a few hundred milliseconds, so
- * they are required here rather than imported at the top.
- */
-function tokenizer(): Tiktoken {
-  encoder ??= new Tiktoken(createRequire(import.meta.url)('js-tiktoken/ranks/o200k_base') as TiktokenBPE);
-  return encoder;
-}
+export { warmTokenizer } from './tokenizer-build.js';
 
 /**
  * Text is counted as text: a tool result or a chat message that contains `<|endoftext|>` is not a
