@@ -30,7 +30,7 @@ export interface Database {
 
 export type DatabaseOptions =
   | { driver: 'postgres'; url: string; max?: number }
-  | { driver: 'pglite'; dataDir?: string; loadDataDir?: Blob | File };
+  | { driver: 'pglite'; dataDir?: string; loadDataDir?: Blob | File; wasmModule?: WebAssembly.Module };
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.driver === 'postgres' ? openPostgres(options.url, options.max) : openPglite(options);
@@ -88,13 +88,18 @@ function preparedStatements(sql: postgres.Sql): postgres.Sql {
   });
 }
 
-async function openPglite(options: { dataDir?: string; loadDataDir?: Blob | File }): Promise<Database> {
+async function openPglite(options: {
+  dataDir?: string;
+  loadDataDir?: Blob | File;
+  wasmModule?: WebAssembly.Module;
+}): Promise<Database> {
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const client = await PGlite.create({
     // PGlite loads extensions only when it starts; chat search's migration creates pg_trgm.
     extensions: { pg_trgm },
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+    ...(options.wasmModule ? { pgliteWasmModule: options.wasmModule } : {}),
   });
   const db = drizzlePglite({ client, schema }) as unknown as Db;
   const hooks = new CommitHooks();

@@ -1,18 +1,10 @@
-import { cpSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { rmSync, writeFileSync } from 'node:fs';
 import type { PGlite } from '@electric-sql/pglite';
 import { type Database, openDatabase } from './client.js';
 import { runMigrations } from './migrate.js';
+import { type PgliteFiles, pgliteTemplatePath, preparePgliteFiles } from './pglite-files.js';
 
-/**
- * An empty, migrated PGlite data directory, made by `npm run build:server` (scripts/build-server.mjs).
- * A fresh start copies it instead of running initdb and every migration, which takes seconds; the
- * migrations that are newer than it still run at start. A directory rather than a tar that PGlite
- * unpacks: copying files is a few tens of milliseconds, unpacking 42 MB in JavaScript half a second.
- * From src/ and dist/ alike it is dist/'s.
- */
-export const pgliteTemplatePath = fileURLToPath(new URL('../../dist/pglite-template', import.meta.url));
+export { pgliteTemplatePath };
 
 /** Migrates PGlite in `dir` (replacing what was there) and shuts it down cleanly, ready to be copied. */
 export async function writePgliteTemplate(dir: string): Promise<void> {
@@ -42,18 +34,14 @@ export async function dumpMigratedPglite(path: string): Promise<void> {
 }
 
 /**
- * Opens PGlite in `dataDir`; a directory without a database starts as a copy of the template when
- * there is one (a checkout run through tsx before any build has none, and runs initdb). The copy is
- * made beside it and renamed into place, so a start killed half-way never leaves half a database.
+ * Opens PGlite in `dataDir`; a directory without a database starts as a copy of the template
+ * (pglite-files.ts). `files` is that preparation when the caller started it earlier.
  */
-export async function openPgliteData(dataDir: string, template = pgliteTemplatePath): Promise<Database> {
-  if (!existsSync(join(dataDir, 'PG_VERSION')) && existsSync(join(template, 'PG_VERSION'))) {
-    const copy = `${dataDir}.copying-${process.pid}`;
-    rmSync(copy, { recursive: true, force: true });
-    mkdirSync(dirname(copy), { recursive: true });
-    cpSync(template, copy, { recursive: true });
-    // rename(2) replaces an empty directory, such as one a start killed before the copy left.
-    renameSync(copy, dataDir);
-  }
-  return openDatabase({ driver: 'pglite', dataDir });
+export async function openPgliteData(
+  dataDir: string,
+  template = pgliteTemplatePath,
+  files: Promise<PgliteFiles> = preparePgliteFiles(dataDir, template),
+): Promise<Database> {
+  const { wasmModule } = await files;
+  return openDatabase({ driver: 'pglite', dataDir, wasmModule });
 }

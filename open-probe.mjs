@@ -1,0 +1,21 @@
+import { cpSync, rmSync } from 'node:fs';
+const t0 = performance.now();
+const c0 = process.cpuUsage(); const log = (m) => { const c = process.cpuUsage(c0); process.stderr.write(`${(performance.now() - t0).toFixed(0)} wall ${((c.user+c.system)/1000).toFixed(0)} cpu ${(c.user/1000).toFixed(0)} user ${m}\n`); };
+const { PGlite } = await import('@electric-sql/pglite');
+const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+log('imported');
+const dir = `/tmp/startup/data-${process.pid}`;
+rmSync(dir, { recursive: true, force: true });
+if (process.env.FRESH !== '0') { cpSync('dist/pglite-template', dir, { recursive: true }); log('copied'); }
+const opts = { dataDir: dir };
+if (process.env.TRGM !== '0') opts.extensions = { pg_trgm };
+if (process.env.MEM) opts.initialMemory = Number(process.env.MEM);
+if (process.env.PARAMS) opts.startParams = [...PGlite.defaultStartParams, ...process.env.PARAMS.split(' ')];
+log('pre-create');
+const pg = await PGlite.create({ ...opts, debug: process.env.DBG ? 1 : undefined });
+log('created');
+await pg.query('select 1');
+log('query');
+await pg.close();
+log('closed');
+if (process.env.FRESH !== '0') rmSync(dir, { recursive: true, force: true });
