@@ -56,7 +56,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   logger.info({ url, port: address.port, metricsPort: metricsServer?.address.port }, 'listening');
   // Built a slice per event-loop turn from now on: not in the start, and not as one pause in the
   // first call that counts tokens (core/tokenizer-build.ts).
-  void warmTokenizer();
+  warmTokenizer().catch((error: unknown) => logger.error({ err: error }, 'building the tokenizer failed'));
   if (adminSecret) {
     process.stdout.write(
       `First start: an admin token was created. It is shown only now; keep it:\n  ${adminSecret}\n` +
