@@ -8,16 +8,17 @@ import { JournalBus } from '../../src/journal/bus.js';
 /**
  * One process of the append ceiling (forked by ceiling.ts): it opens the database as a server
  * does, with its announcer and bus, so its commits cost the NOTIFY and the wake-up reads a server
- * pays, then runs its writers flat out when told to and reports how many transactions they made.
+ * pays, then runs its writers flat out when told to and reports how many transactions they made
+ * and the CPU time the process spent meanwhile (its writers' and its bus's).
  */
-export type WorkerTask = 'journal' | 'floor';
+export type WorkerTask = 'journal' | 'floor' | 'plain';
 export interface WorkerJob {
   url: string;
   task: WorkerTask;
   runIds: string[];
   seconds: number;
 }
-export type WorkerMessage = { ready: true } | { done: number; elapsedMs: number };
+export type WorkerMessage = { ready: true } | { done: number; elapsedMs: number; cpuMs: number };
 
 const send = (message: WorkerMessage) => process.send!(message);
 
@@ -27,21 +28,30 @@ function appendOne(database: Database, runId: string, w: number) {
   );
 }
 
-/** The floor: the same one-row insert and NOTIFY into a plain table, nothing else. */
-function insertIntoPlainTable(database: Database, runId: string, w: number) {
+/**
+ * The floors: the same one-row insert into a plain table and a NOTIFY in its transaction, and the
+ * insert alone (what these processes' Node does for a one-statement transaction).
+ */
+function insertIntoPlainTable(database: Database, runId: string, w: number, notify: boolean) {
   return database.db.transaction(async (tx) => {
     await tx.execute(
       sql`insert into bench_append_floor (run_id, payload) values (${runId}, ${JSON.stringify({ w })}::jsonb)`,
     );
-    await tx.execute(sql`select pg_notify('bench_floor', '1')`);
+    if (notify) await tx.execute(sql`select pg_notify('bench_floor', '1')`);
   });
 }
 
 async function loop(job: WorkerJob, database: Database, seconds: number) {
-  const task = job.task === 'journal' ? appendOne : insertIntoPlainTable;
+  const tasks = {
+    journal: appendOne,
+    floor: (d: Database, runId: string, w: number) => insertIntoPlainTable(d, runId, w, true),
+    plain: (d: Database, runId: string, w: number) => insertIntoPlainTable(d, runId, w, false),
+  };
+  const task = tasks[job.task];
   const until = performance.now() + seconds * 1000;
   let done = 0;
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   await Promise.all(
     job.runIds.map(async (runId, w) => {
       while (performance.now() < until) {
@@ -50,7 +60,8 @@ async function loop(job: WorkerJob, database: Database, seconds: number) {
       }
     }),
   );
-  return { done, elapsedMs: performance.now() - t0 };
+  const cpu = process.cpuUsage(cpu0);
+  return { done, elapsedMs: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 process.once('message', async (job: WorkerJob) => {

@@ -12,9 +12,18 @@ export const WRITERS = 32;
 /** Server processes the Postgres writers are spread over, as a deployment of several servers would. */
 export const PROCESSES = Number(process.env.CEILING_PROCESSES ?? 4);
 
+/** Transactions a second, and the writers' processes' CPU time per transaction (Postgres only). */
+export interface Rate {
+  perSecond: number;
+  cpuMicrosPerTx: number | null;
+}
+
 export interface Ceiling {
-  appendsPerSecond: number;
-  floorPerSecond: number;
+  appends: Rate;
+  /** The same insert + NOTIFY in each transaction into a plain table. */
+  floor: Rate;
+  /** A one-row insert into a plain table, no NOTIFY: what Node itself does per transaction. */
+  plain: Rate;
   /** Of the writers' backends seen active, the share waiting on a lock (Postgres only). */
   lockWaitShare: number | null;
   /** Processes the writers (and the floor's) ran in: 1 on PGlite, whose database is one process's. */
@@ -74,18 +83,19 @@ async function lockWaits<T>(
 
 /**
  * The journal's append ceiling: 32 writers on different runs appending one event a transaction,
- * against the floor of the same insert and NOTIFY into a plain table (a bigserial key, no reader
- * horizon to honour), both measured the same way; then 32 agents making auto-approved calls
- * through the API, a run each. On Postgres the writers are spread over `PROCESSES` child
- * processes that each open the database as a server does (announcer and bus included), since one
- * Node process's CPU, not the database, is what a single process measures.
+ * against two floors measured the same way, the same insert and NOTIFY into a plain table (a
+ * bigserial key, no reader horizon to honour) and a one-row insert alone; then 32 agents making
+ * auto-approved calls through the API, a run each. On Postgres the writers are spread over
+ * `PROCESSES` child processes that each open the database as a server does (announcer and bus
+ * included), since one Node process's CPU, not the database, is what a single process measures;
+ * their CPU time per transaction says how much of the machine each kind of transaction takes.
  */
 export async function measureCeiling(backend: Backend, seconds: number): Promise<Ceiling> {
   const { database, url } = backend;
   const runIds = Array.from({ length: WRITERS }, () => randomUUID());
-  const inProcess = (task: (w: number) => Promise<unknown>) => async () => {
+  const inProcess = (task: (w: number) => Promise<unknown>) => async (): Promise<Rate> => {
     await flatOut(WRITERS, 1, task);
-    return flatOut(WRITERS, seconds, task);
+    return { perSecond: await flatOut(WRITERS, seconds, task), cpuMicrosPerTx: null };
   };
   const append = (w: number) =>
     database.db.transaction((tx) =>
@@ -101,7 +111,10 @@ export async function measureCeiling(backend: Backend, seconds: number): Promise
   );
   const floor = url
     ? await acrossProcesses(url, 'floor', runIds, PROCESSES, seconds)
-    : await inProcess((w) => insertIntoPlainTable(database, runIds[w]!, w))();
+    : await inProcess((w) => insertIntoPlainTable(database, runIds[w]!, w, true))();
+  const plain = url
+    ? await acrossProcesses(url, 'plain', runIds, PROCESSES, seconds)
+    : await inProcess((w) => insertIntoPlainTable(database, runIds[w]!, w, false))();
   await database.db.execute(sql`drop table bench_append_floor`);
 
   const agent = httpClient(backend.endpoint, backend.agentSecret, { keepAlive: false });
@@ -113,19 +126,20 @@ export async function measureCeiling(backend: Backend, seconds: number): Promise
     autoApprovedCall(agent, await runOf(w), 'bench.noop'),
   );
   return {
-    appendsPerSecond: appends.result,
-    floorPerSecond: floor,
+    appends: appends.result,
+    floor,
+    plain,
     lockWaitShare: appends.share,
     processes: url ? PROCESSES : 1,
     callsPerSecond: calls.rate,
   };
 }
 
-function insertIntoPlainTable(database: Database, runId: string, w: number) {
+function insertIntoPlainTable(database: Database, runId: string, w: number, notify: boolean) {
   return database.db.transaction(async (tx) => {
     await tx.execute(
       sql`insert into bench_append_floor (run_id, payload) values (${runId}, ${JSON.stringify({ w })}::jsonb)`,
     );
-    await tx.execute(sql`select pg_notify('bench_floor', '1')`);
+    if (notify) await tx.execute(sql`select pg_notify('bench_floor', '1')`);
   });
 }

@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/db/tx.js';
 import { fmt, settle } from '../lifecycle/measure.js';
 import { type Backend, openBackend } from './backend.js';
-import { type Ceiling, measureCeiling, WRITERS } from './ceiling.js';
+import { type Ceiling, measureCeiling, type Rate, WRITERS } from './ceiling.js';
 import { Fleet, type PhaseReport } from './fleet.js';
 import { writeAtRate, writeFlatOut, writeHistory } from './live.js';
 
@@ -70,14 +70,7 @@ async function measure(backend: Backend, subscribers: number): Promise<Figures> 
   );
   fleet.close();
 
-  const ceiling = await measureCeiling(backend, env('CEILING_SECONDS', 5));
-  process.stdout.write(
-    `append ceiling, ${WRITERS} writers on different runs in ${ceiling.processes} process(es): ${fmt(ceiling.appendsPerSecond)} appends/s; the same insert + NOTIFY into a plain table ${fmt(ceiling.floorPerSecond)}/s` +
-      (ceiling.lockWaitShare === null
-        ? ''
-        : `; ${fmt(ceiling.lockWaitShare * 100)}% of the writers' active backends waited on a lock`) +
-      `; auto-approved calls, ${WRITERS} agents with a run each: ${fmt(ceiling.callsPerSecond)} calls/s\n`,
-  );
+  const ceiling = await reportCeiling(backend);
   return {
     label: backend.label,
     rssPerSubscriptionKiB,
@@ -86,6 +79,23 @@ async function measure(backend: Backend, subscribers: number): Promise<Figures> 
     replayPerSecond,
     ceiling,
   };
+}
+
+async function reportCeiling(backend: Backend): Promise<Ceiling> {
+  const ceiling = await measureCeiling(backend, env('CEILING_SECONDS', 5));
+  const rate = (r: Rate) =>
+    `${fmt(r.perSecond)}/s` +
+    (r.cpuMicrosPerTx === null ? '' : ` (Node CPU ${fmt(r.cpuMicrosPerTx)} µs each)`);
+  process.stdout.write(
+    `append ceiling, ${WRITERS} writers on different runs in ${ceiling.processes} process(es): ${rate(ceiling.appends)} appends` +
+      (ceiling.lockWaitShare === null
+        ? ''
+        : `; ${fmt(ceiling.lockWaitShare * 100)}% of the writers' active backends waited on a lock`) +
+      `\n  floor, the same insert + NOTIFY into a plain table from the same processes: ${rate(ceiling.floor)}` +
+      `\n  floor, one-row insert, no NOTIFY, same processes: ${rate(ceiling.plain)}` +
+      `\nauto-approved calls, ${WRITERS} agents with a run each: ${fmt(ceiling.callsPerSecond)} calls/s\n`,
+  );
+  return ceiling;
 }
 
 function printTargets(all: Figures[], subscribers: number) {
@@ -105,14 +115,16 @@ function printTargets(all: Figures[], subscribers: number) {
   );
   row('RSS per idle subscription (KiB)', '<= 30', (f) => fmt(f.rssPerSubscriptionKiB));
   row('replay, 100,000 events back (events/s)', '>= 20,000', (f) => fmt(f.replayPerSecond));
-  row(`appends/s, ${WRITERS} writers`, '>= 5,000', (f) => fmt(f.ceiling.appendsPerSecond));
-  row('same into a plain table (/s)', '', (f) => fmt(f.ceiling.floorPerSecond));
+  row(`appends/s, ${WRITERS} writers`, '>= 5,000', (f) => fmt(f.ceiling.appends.perSecond));
+  row('same + NOTIFY into a plain table (/s)', '', (f) => fmt(f.ceiling.floor.perSecond));
+  row('one-row insert, no NOTIFY (/s)', '', (f) => fmt(f.ceiling.plain.perSecond));
   row(`calls/s, ${WRITERS} agents`, '', (f) => fmt(f.ceiling.callsPerSecond));
 }
 
 /**
  * `npm run bench -- fanout [subscribers]`: journal fan-out to graphql-ws subscribers, replay, and
  * the append ceiling, on PGlite and (when DATABASE_URL is set) on Postgres, in one run.
+ * `FANOUT_ONLY=ceiling` measures the append ceiling alone.
  */
 export async function main(args: string[]): Promise<void> {
   const subscribers = Number(args[0] ?? 1000);
@@ -128,10 +140,13 @@ export async function main(args: string[]): Promise<void> {
   for (const driver of drivers) {
     const backend = await openBackend(driver, process.env.DATABASE_URL);
     try {
-      all.push(await measure(backend, subscribers));
+      if (process.env.FANOUT_ONLY === 'ceiling') {
+        process.stdout.write(`\n== ${backend.label}\n`);
+        await reportCeiling(backend);
+      } else all.push(await measure(backend, subscribers));
     } finally {
       await backend.close();
     }
   }
-  printTargets(all, subscribers);
+  if (all.length > 0) printTargets(all, subscribers);
 }

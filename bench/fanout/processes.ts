@@ -3,7 +3,8 @@ import type { WorkerJob, WorkerMessage, WorkerTask } from './ceiling-worker.js';
 
 /**
  * Splits `runIds` over `processes` forked workers, starts them together once all have warmed up,
- * and returns the transactions per second they made in total.
+ * and returns the transactions per second they made in total, and the CPU time all of them spent
+ * per transaction (Node's only: Postgres' is not counted).
  */
 export async function acrossProcesses(
   url: string,
@@ -11,7 +12,7 @@ export async function acrossProcesses(
   runIds: string[],
   processes: number,
   seconds: number,
-): Promise<number> {
+): Promise<{ perSecond: number; cpuMicrosPerTx: number }> {
   const children = Array.from({ length: processes }, (_, p) => {
     const child = fork(new URL('./ceiling-worker.ts', import.meta.url), {
       execArgv: ['--import', 'tsx'],
@@ -49,10 +50,12 @@ export async function acrossProcesses(
   await Promise.all(children.map((c) => c.exited.catch(() => {})));
   let done = 0;
   let slowest = 0;
+  let cpuMs = 0;
   for (const result of results) {
     if (!('done' in result)) throw new Error('ceiling worker answered out of turn');
     done += result.done;
     slowest = Math.max(slowest, result.elapsedMs);
+    cpuMs += result.cpuMs;
   }
-  return done / (slowest / 1000);
+  return { perSecond: done / (slowest / 1000), cpuMicrosPerTx: (cpuMs * 1000) / done };
 }

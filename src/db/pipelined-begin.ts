@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type postgres from 'postgres';
 
 /**
@@ -15,10 +14,11 @@ export interface PipelinedTransaction {
 const leftForCommit = new AsyncLocalStorage<Promise<unknown>[]>();
 
 /**
- * Called by a transaction's own work (not a savepoint's) with its last statement, already made:
- * the COMMIT then goes out behind it without waiting for its answer, one round trip instead of
- * two, and the transaction's outcome waits on it (its failure aborts the transaction and is
- * thrown). Returns false anywhere else (PGlite, a savepoint, no transaction): the caller awaits it.
+ * Called by a transaction's own work (not a savepoint's) with a statement already handed to its
+ * connection (a Drizzle query is, once its `then` is called): the work's next statement, or its
+ * COMMIT, goes out behind it without waiting for its answer, and the transaction's outcome waits
+ * on it (its failure aborts the transaction and is thrown). Returns false anywhere else (PGlite, a
+ * savepoint, no transaction): the caller awaits it.
  */
 export function awaitWithCommit(statement: Promise<unknown>): boolean {
   const left = leftForCommit.getStore();
@@ -86,17 +86,20 @@ export async function pipelinedBegin<T>(
     let result: T;
     try {
       result = await leftForCommit.run(left, () => work(tx));
-      await opened;
-      // A statement left for the commit is made within the microtasks its caller started (Drizzle
-      // builds and hands it over without I/O): past one turn of the event loop, all of them are.
-      if (left.length > 0) await nextTurn();
     } catch (error) {
-      await Promise.allSettled(left);
+      await Promise.allSettled([opened, ...left]);
       await reserved.unsafe('rollback').catch(() => {});
+      // A statement left for the commit that failed aborted the transaction: the work's own error
+      // is then only Postgres refusing what came after it.
+      for (const statement of left) await statement;
       throw error;
     }
     committing = true;
+    // Not after BEGIN's answer: a transaction whose work awaited nothing (its statements were left
+    // for the commit) is BEGIN, its statements and COMMIT in one write and one round trip (the
+    // connection sends what it was handed within a turn of the event loop together).
     const committed = await reserved.unsafe('commit');
+    await opened;
     if (committed.command !== 'COMMIT') {
       // The statement that aborted it says why.
       for (const statement of left) await statement;

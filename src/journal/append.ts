@@ -1,4 +1,5 @@
-import { sql } from 'drizzle-orm';
+import { is, sql } from 'drizzle-orm';
+import { PgTransaction } from 'drizzle-orm/pg-core';
 import { type JournalEvent, MAX_PAYLOAD_BYTES, type NewJournalEvent } from '../core/journal-event.js';
 import { cutAt } from '../core/unicode.js';
 import type { Db } from '../db/client.js';
@@ -48,6 +49,11 @@ const held = new WeakMap<object, NewJournalEvent[]>();
  * rows are one round trip. No NOTIFY here: one in every writing transaction would serialise the
  * cluster's commits on Postgres' notification queue lock; the transaction is marked instead, and
  * after its commit this process wakes its own bus and tells the others (`announce.ts`).
+ *
+ * In a transaction on Postgres the statement goes out at once and is not waited for: the
+ * transaction's next statement goes out behind it, or its COMMIT does, whose outcome waits for it
+ * (`awaitWithCommit`). An append is one round trip fewer, and a transaction whose work ends with
+ * it is one round trip in all. Its caller gets nothing back from it to wait for.
  */
 export async function appendEvents(tx: Executor, events: NewJournalEvent[]): Promise<void> {
   const waiting = held.get(tx);
@@ -58,8 +64,8 @@ export async function appendEvents(tx: Executor, events: NewJournalEvent[]): Pro
   await writeEvents(tx, events);
 }
 
-async function writeEvents(tx: Executor, events: NewJournalEvent[]): Promise<void> {
-  if (events.length === 0) return;
+function writeEvents(tx: Executor, events: NewJournalEvent[]): Promise<void> {
+  if (events.length === 0) return Promise.resolve();
   const rows = events.map((event) => ({
     type: event.type,
     run_id: event.runId ?? null,
@@ -67,7 +73,9 @@ async function writeEvents(tx: Executor, events: NewJournalEvent[]): Promise<voi
     actor: event.actor,
     payload: boundedPayload(event),
   }));
-  await tx.execute(sql`
+  // `then` makes the statement now (Drizzle's query starts on it), in the order of the caller's.
+  const written = tx
+    .execute(sql`
     with first as (
       select ats_journal_positions(${events.length}) as seq
     )
@@ -76,8 +84,17 @@ async function writeEvents(tx: Executor, events: NewJournalEvent[]): Promise<voi
     from first,
       rows from (jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
         as (type text, run_id uuid, call_id uuid, actor text, payload jsonb))
-      with ordinality as e(type, run_id, call_id, actor, payload, position)`);
-  touch('journal');
+      with ordinality as e(type, run_id, call_id, actor, payload, position)`)
+    .then(() => {});
+  // Only a statement of the transaction itself: the database's own (autocommit) statement made
+  // from the context of a transaction's work is not that transaction's to wait for.
+  if (is(tx, PgTransaction) && awaitWithCommit(written)) {
+    // Marked now, while its transaction is open: the mark counts only if that transaction commits.
+    touch('journal');
+    return Promise.resolve();
+  }
+  // Outside a transaction the mark must follow the row: it may signal at once.
+  return written.then(() => touch('journal'));
 }
 
 /**
@@ -91,10 +108,8 @@ export function journaledTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): P
     const result = await work(tx);
     const events = held.get(tx)!;
     held.delete(tx);
-    // On Postgres the COMMIT goes out behind the events without waiting for them (its outcome
-    // still does): the last statement and the commit are one round trip.
-    const written = writeEvents(tx, events);
-    if (!awaitWithCommit(written)) await written;
+    // On Postgres the COMMIT goes out behind the events (see `writeEvents`).
+    await writeEvents(tx, events);
     return result;
   });
 }

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect } from 'vitest';
 import { touch } from '../../src/db/commits.js';
+import { type Executor, rowsOf } from '../../src/db/tx.js';
 import { appendEvents } from '../../src/journal/append.js';
 import { dbTest as test } from '../support/fixtures.js';
 
@@ -77,5 +78,42 @@ describe('commit hooks', () => {
     await flush();
     off();
     expect(seen).toEqual(['listener']);
+  });
+});
+
+/**
+ * On Postgres an append is not waited for inside its transaction (src/db/pipelined-begin.ts,
+ * `awaitWithCommit`): what the transaction guarantees must not change with it.
+ */
+describe('appends left for the commit', () => {
+  const countOf = async (tx: Executor, actor: string) =>
+    Number(
+      rowsOf<{ n: number }>(
+        await tx.execute(sql`select count(*)::int as n from journal_events where actor = ${actor}`),
+      )[0]!.n,
+    );
+
+  test("the transaction's next statement sees the events appended before it", async ({ testDb }) => {
+    const seen = await testDb.database.db.transaction(async (tx) => {
+      await appendEvents(tx, [{ type: 'checkpoint_created', actor: 'left-read', payload: {} }]);
+      return countOf(tx, 'left-read');
+    });
+    expect(seen).toBe(1);
+  });
+
+  test('an append that fails fails its transaction with its own error, and nothing of it commits', async ({
+    testDb,
+  }) => {
+    await expect(
+      testDb.database.db.transaction(async (tx) => {
+        await appendEvents(tx, [{ type: 'checkpoint_created', actor: 'left-failed', payload: {} }]);
+        await appendEvents(tx, [
+          { type: 'checkpoint_created', actor: 'left-failed', runId: 'not-a-uuid', payload: {} },
+        ]);
+        // Refused on Postgres (the transaction is aborted): the append's error is the one thrown.
+        await tx.execute(sql`select 1`);
+      }),
+    ).rejects.toThrow(/uuid/);
+    expect(await countOf(testDb.database.db, 'left-failed')).toBe(0);
   });
 });
