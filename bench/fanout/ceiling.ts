@@ -117,9 +117,7 @@ export async function measureCeiling(backend: Backend, seconds: number): Promise
     : await inProcess((w) => insertIntoPlainTable(database, runIds[w]!, w, false))();
   await database.db.execute(sql`drop table bench_append_floor`);
 
-  const agent = httpClient(backend.endpoint, backend.agentSecret, { keepAlive: false });
-  // Each agent makes its run just before its calls: a socket left idle while 31 others are made
-  // can pass the server's keep-alive timeout and be reset under the next request.
+  const agent = httpClient(backend.endpoint, backend.agentSecret);
   const runs = new Map<number, Promise<string>>();
   const runOf = (w: number) => runs.get(w) ?? runs.set(w, createRun(agent)).get(w)!;
   const calls = await pool(WRITERS * 20, WRITERS, async (_, w) =>

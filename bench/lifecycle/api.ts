@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 
@@ -9,20 +10,55 @@ import WebSocket from 'ws';
 type Data = Record<string, { id: string; status: string } | null>;
 
 /**
- * `keepAlive: false` opens a connection per request: with 32 clients on an embedded database in
- * the server's own process, a reused socket can meet the server's keep-alive timeout closing it.
+ * A lean HTTP client: node:http over keep-alive sockets (one pool per token), each body written
+ * with its headers in one go, the query's part of the body serialized once per query. The server
+ * keeps idle sockets longer than any client here does (`KEEP_ALIVE_MS` in src/app/server.ts), so a
+ * reused socket is not closed under a request.
  */
-export function httpClient(endpoint: string, secret: string, options: { keepAlive?: boolean } = {}) {
-  const connection: Record<string, string> = options.keepAlive === false ? { connection: 'close' } : {};
-  return async (query: string, variables: Record<string, unknown> = {}): Promise<Data> => {
-    const response = await fetch(endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}`, ...connection },
-      body: JSON.stringify({ query, variables }),
+export function httpClient(endpoint: string, secret: string) {
+  const url = new URL(endpoint);
+  const agent = new Agent({ keepAlive: true });
+  const authorization = `Bearer ${secret}`;
+  const heads = new Map<string, string>();
+  return (query: string, variables: Record<string, unknown> = {}): Promise<Data> => {
+    let head = heads.get(query);
+    if (head === undefined) {
+      head = `{"query":${JSON.stringify(query)},"variables":`;
+      heads.set(query, head);
+    }
+    const body = `${head}${JSON.stringify(variables)}}`;
+    return new Promise<Data>((resolve, reject) => {
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            authorization,
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', reject);
+          res.on('end', () => {
+            try {
+              const answer = JSON.parse(Buffer.concat(chunks).toString()) as { data: Data; errors?: unknown };
+              if (answer.errors) reject(new Error(JSON.stringify(answer.errors)));
+              else resolve(answer.data);
+            } catch (error) {
+              reject(error);
+            }
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
     });
-    const body = (await response.json()) as { data: Data; errors?: unknown };
-    if (body.errors) throw new Error(JSON.stringify(body.errors));
-    return body.data;
   };
 }
 export type Gql = ReturnType<typeof httpClient>;

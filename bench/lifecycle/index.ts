@@ -8,8 +8,9 @@ import { createServices } from '../../src/app/services.js';
 import { openDatabase } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { rowsOf } from '../../src/db/tx.js';
-import { approvedRoundTrip, autoApprovedCall, createRun, httpClient, RunFollower } from './api.js';
+import { httpClient } from './api.js';
 import { adminPrincipal, noTool } from './bench-tools.js';
+import { BenchClient } from './client.js';
 import { oneTransactionCall, threeTransactionCall, twoTransactionApprovedCall } from './floor.js';
 import { fmt, pool, report } from './measure.js';
 import { runPeer } from './peer.js';
@@ -43,7 +44,6 @@ export async function main(args: string[]): Promise<void> {
   const address = await server.listen(0, '127.0.0.1');
   const stages = new StageClock(server.http, database);
   const endpoint = `http://127.0.0.1:${address.port}/graphql`;
-  const wsEndpoint = endpoint.replace('http', 'ws');
   const admin = await services.tokens.create({ name: 'bench', role: 'ADMIN' });
   const agentToken = await services.tokens.create({
     name: 'bench-agent',
@@ -55,8 +55,7 @@ export async function main(args: string[]): Promise<void> {
     role: 'APPROVER',
     users: ['bench-user'],
   });
-  const agent = httpClient(endpoint, agentToken.secret);
-  const approver = httpClient(endpoint, approverToken.secret);
+  const client = await BenchClient.open(endpoint, agentToken.secret, approverToken.secret);
   const principal = adminPrincipal(admin.token.id);
   await services.policy.set({ layer: 'PLATFORM', toolPattern: 'bench.noop', effect: 'ALLOW' }, principal);
   await services.policy.set({ layer: 'PLATFORM', toolPattern: 'bench.ask', effect: 'ASK' }, principal);
@@ -64,26 +63,15 @@ export async function main(args: string[]): Promise<void> {
   process.stdout.write(
     `lifecycle benchmark on ${database.driver} (${version!.v.split(' on ')[0]}), ${cpus().length} cores, ${new Date().toISOString()}\n` +
       `sizes: ${calls} calls on one run, ${seqN} sequential, ${concN} on ${WORKERS} workers with a run each, per-call batches of ${batchN} at the start of a run and after ${growthN} calls\n` +
-      'client and server share this machine (and its other load); figures from one run are noisy\n\n',
+      'the client is a child process (bench/lifecycle/client-process.ts: node:http on keep-alive sockets, bodies written whole, graphql-ws for each run’s journal); it shares the machine with the server and Postgres; figures from one run are noisy\n\n',
   );
 
-  const follow = async (runId: string) => ({
-    runId,
-    follower: new RunFollower(wsEndpoint, agentToken.secret, runId),
-  });
-  const followers: RunFollower[] = [];
-  const newRuns = async (n: number) => {
-    const made = await Promise.all(Array.from({ length: n }, async () => follow(await createRun(agent))));
-    followers.push(...made.map((r) => r.follower));
-    return made;
-  };
   const sqlRun = async () => (await services.runs.create({}, principal)).id;
 
   // Warm-up, not measured: the server's code paths, its pool and the floor's statements.
-  const [warm] = await newRuns(1);
-  for (let i = 0; i < 50; i += 1) await autoApprovedCall(agent, warm!.runId, 'bench.noop');
-  for (let i = 0; i < 20; i += 1)
-    await approvedRoundTrip(agent, approver, warm!.follower, warm!.runId, 'bench.ask');
+  const warm = await client.runs(1);
+  await client.auto(50, 1, warm);
+  await client.approved(20, 1, warm);
   const warmSql = await sqlRun();
   for (let i = 0; i < 50; i += 1) await threeTransactionCall(database, warmSql);
 
@@ -93,23 +81,17 @@ export async function main(args: string[]): Promise<void> {
     'SQL only, 3 transactions a call, 8 workers, one run',
     await pool(calls, WORKERS, () => threeTransactionCall(database, oneRunSql)),
   );
-  const apiRun = await createRun(agent);
   const apiOneRun = report(
     'GraphQL API, 8 workers, one run',
-    await pool(calls, WORKERS, () => autoApprovedCall(agent, apiRun, 'bench.noop')),
+    await client.auto(calls, WORKERS, await client.runs(1, false)),
   );
   process.stdout.write(
     `API / SQL throughput ratio, one run: ${(apiOneRun.rate / sqlOneRun.rate).toFixed(2)}\n`,
   );
-  const [seqRun] = await newRuns(1);
-  const autoSeq = report(
-    'GraphQL API, sequential',
-    await pool(seqN, 1, () => autoApprovedCall(agent, seqRun!.runId, 'bench.noop')),
-  );
-  const autoRunList = await newRuns(WORKERS);
+  const autoSeq = report('GraphQL API, sequential', await client.auto(seqN, 1, await client.runs(1)));
   const autoRuns = report(
     'GraphQL API, 8 workers, a run each',
-    await pool(concN, WORKERS, (_, w) => autoApprovedCall(agent, autoRunList[w]!.runId, 'bench.noop')),
+    await client.auto(concN, WORKERS, await client.runs(WORKERS)),
   );
   const floorRun = await sqlRun();
   report(
@@ -125,25 +107,10 @@ export async function main(args: string[]): Promise<void> {
   process.stdout.write(
     '\napproved round trip: requestToolCall (agent) → approveToolCall (approver token) → TOOL_CALL_COMPLETED on the agent’s journalEvents(runId) subscription\n',
   );
-  const [approvedRun] = await newRuns(1);
-  const approvedSeq = report(
-    'GraphQL API, sequential',
-    await pool(seqN, 1, () =>
-      approvedRoundTrip(agent, approver, approvedRun!.follower, approvedRun!.runId, 'bench.ask'),
-    ),
-  );
-  const approvedRunList = await newRuns(WORKERS);
+  const approvedSeq = report('GraphQL API, sequential', await client.approved(seqN, 1, await client.runs(1)));
   const approvedRuns = report(
     'GraphQL API, 8 workers, a run each',
-    await pool(concN, WORKERS, (_, w) =>
-      approvedRoundTrip(
-        agent,
-        approver,
-        approvedRunList[w]!.follower,
-        approvedRunList[w]!.runId,
-        'bench.ask',
-      ),
-    ),
+    await client.approved(concN, WORKERS, await client.runs(WORKERS)),
   );
   const floorApprovedRun = await sqlRun();
   const floorApprovedSeq = report(
@@ -158,30 +125,25 @@ export async function main(args: string[]): Promise<void> {
   process.stdout.write(
     '\nwhere the server spends a sequential request, p50 of each stage (a phase of its own, not in the figures above):\n',
   );
-  const [stagesRun] = await newRuns(1);
+  const stagesRun = await client.runs(1);
   const stageN = Math.max(50, Math.floor(seqN / 2));
-  await stages.measure(['auto-approved requestToolCall'], () =>
-    pool(stageN, 1, () => autoApprovedCall(agent, stagesRun!.runId, 'bench.noop')),
-  );
+  await stages.measure(['auto-approved requestToolCall'], () => client.auto(stageN, 1, stagesRun));
   await stages.measure(['approved round trip: requestToolCall', 'approved round trip: approveToolCall'], () =>
-    pool(stageN, 1, () =>
-      approvedRoundTrip(agent, approver, stagesRun!.follower, stagesRun!.runId, 'bench.ask'),
-    ),
+    client.approved(stageN, 1, stagesRun),
   );
 
   // Per-call database work, early in one run and again after ~growthN calls of the same run.
   // Idle journal subscriptions cost the database something (token checks): only the measured run's stays open.
-  await Promise.all(followers.splice(0).map((f) => f.close()));
+  await client.unfollow();
   const stats = await PgStats.open(url);
   let perCall: Figures['stats'] = null;
   if (stats) {
     process.stdout.write(
       `\nper call, pg_stat_database deltas over ${batchN} sequential calls of one run, rows read = tup_returned + tup_fetched:\n`,
     );
-    const [g] = await newRuns(1);
-    const autoBatch = () => pool(batchN, 1, () => autoApprovedCall(agent, g!.runId, 'bench.noop'));
-    const approvedBatch = () =>
-      pool(batchN, 1, () => approvedRoundTrip(agent, approver, g!.follower, g!.runId, 'bench.ask'));
+    const g = await client.runs(1);
+    const autoBatch = () => client.auto(batchN, 1, g);
+    const approvedBatch = () => client.approved(batchN, 1, g);
     const background = async () => {
       const idle = await stats.measureBackground();
       process.stdout.write(
@@ -193,9 +155,7 @@ export async function main(args: string[]): Promise<void> {
     printPerCall(`auto-approved, calls 1–${batchN}`, autoEarly);
     const approvedEarly = await stats.around(batchN, approvedBatch);
     printPerCall(`approved, calls ${batchN + 1}–${2 * batchN}`, approvedEarly);
-    await pool(Math.max(0, growthN - 2 * batchN), WORKERS, () =>
-      autoApprovedCall(agent, g!.runId, 'bench.noop'),
-    );
+    await client.auto(Math.max(0, growthN - 2 * batchN), WORKERS, g);
     const late = Math.max(growthN, 2 * batchN);
     await background();
     const autoLate = await stats.around(batchN, autoBatch);
@@ -234,14 +194,20 @@ export async function main(args: string[]): Promise<void> {
   printPerCallGrowth(figures);
   printTargets(figures, peer);
 
+  await client.unfollow();
+  client.close();
   if (subscribers > 0) {
     await measureSubscriptions(
-      { endpoint, adminSecret: admin.secret, agent, approver },
+      {
+        endpoint,
+        adminSecret: admin.secret,
+        agent: httpClient(endpoint, agentToken.secret),
+        approver: httpClient(endpoint, approverToken.secret),
+      },
       { subscribers, decisions },
     );
   }
 
-  await Promise.all(followers.map((f) => f.close()));
   await server.close();
   await services.stop();
   await database.close();

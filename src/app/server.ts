@@ -48,6 +48,14 @@ export interface AppServerOptions extends GraphQLHandlerOptions {
   publicUrl?: string;
 }
 
+/**
+ * How long an idle keep-alive socket stays open. Node's 5 s default is shorter than clients keep
+ * theirs (undici 4 s less its margin, a load balancer's pool 60 s): a client that sends its next
+ * request just as the server closes the socket gets the connection reset under it. The server has to
+ * be the side that waits longest, so a client's own timeout always ends an idle socket first.
+ */
+const KEEP_ALIVE_MS = 65_000;
+
 type EnvelopedArgs = ExecutionArgs & {
   rootValue: { execute: (a: ExecutionArgs) => unknown; subscribe: (a: ExecutionArgs) => unknown };
 };
@@ -178,6 +186,7 @@ export function createAppServer(services: Services, options: AppServerOptions = 
       listener,
     ),
   );
+  http.keepAliveTimeout = KEEP_ALIVE_MS;
 
   // The same bound as an HTTP body: an extension answering over graphql-ws sends no more than over POST.
   const wss = new WebSocketServer({
