@@ -11,21 +11,34 @@ export interface PipelinedTransaction {
   savepoint<T>(work: (tx: PipelinedTransaction) => Promise<T>): Promise<T>;
 }
 
-/** The statements a transaction's work left for its COMMIT to wait on (see `awaitWithCommit`). */
-const leftForCommit = new AsyncLocalStorage<Promise<unknown>[]>();
+/** What a transaction's work left for its COMMIT to wait on (see `awaitWithCommit`). */
+interface Left {
+  statements: Promise<unknown>[];
+  /** How many queries the transaction has handed to its connection. */
+  made: number;
+  /** A statement left whose query was not handed over when it was left: the COMMIT waits a turn. */
+  late: boolean;
+}
+const leftForCommit = new AsyncLocalStorage<Left>();
 
 /**
- * Called by a transaction's own work (not a savepoint's) with its last statement, already made:
- * the COMMIT then goes out behind it without waiting for its answer, one round trip instead of
- * two, and the transaction's outcome waits on it (its failure aborts the transaction and is
- * thrown). Returns false anywhere else (PGlite, a savepoint, no transaction): the caller awaits it.
+ * Called by a transaction's own work (not a savepoint's) with its last statement, which `make`
+ * makes: the COMMIT then goes out behind it without waiting for its answer, in the same write to
+ * the connection (one round trip and one write instead of two), and the transaction's outcome
+ * waits on it (its failure aborts the transaction and is thrown). Returns the statement anywhere
+ * else (PGlite, a savepoint, no transaction) for the caller to await, and undefined when left.
  */
-export function awaitWithCommit(statement: Promise<unknown>): boolean {
+export function awaitWithCommit(make: () => Promise<unknown>): Promise<unknown> | undefined {
   const left = leftForCommit.getStore();
-  if (!left) return false;
+  if (!left) return make();
+  const before = left.made;
+  const statement = make();
   statement.catch(() => {});
-  left.push(statement);
-  return true;
+  left.statements.push(statement);
+  // Drizzle hands a query to the driver as it is made; should it not have, the commit waits a
+  // turn of the event loop, past the microtasks that hand it over, so that it goes out first.
+  if (left.made === before) left.late = true;
+  return undefined;
 }
 
 /**
@@ -55,8 +68,10 @@ export async function pipelinedBegin<T>(
     // they were made, whichever the caller awaits first.
     // None is made once the COMMIT is: it would run outside the transaction.
     let committing = false;
+    const left: Left = { statements: [], made: 0, late: false };
     const unsafe = ((query: string, parameters?: never[], options?: postgres.UnsafeQueryOptions) => {
       if (committing) throw new Error('a statement made after its transaction began to commit');
+      left.made += 1;
       return reserved.unsafe(query, parameters, { ...options, prepare: true }).execute();
     }) as postgres.Sql['unsafe'];
     const tx: PipelinedTransaction = {
@@ -82,16 +97,13 @@ export async function pipelinedBegin<T>(
       },
     };
     const opened = sent(reserved.unsafe('begin'));
-    const left: Promise<unknown>[] = [];
     let result: T;
     try {
       result = await leftForCommit.run(left, () => work(tx));
       await opened;
-      // A statement left for the commit is made within the microtasks its caller started (Drizzle
-      // builds and hands it over without I/O): past one turn of the event loop, all of them are.
-      if (left.length > 0) await nextTurn();
+      if (left.late) await nextTurn();
     } catch (error) {
-      await Promise.allSettled(left);
+      await Promise.allSettled(left.statements);
       await reserved.unsafe('rollback').catch(() => {});
       throw error;
     }
@@ -99,12 +111,12 @@ export async function pipelinedBegin<T>(
     const committed = await reserved.unsafe('commit');
     if (committed.command !== 'COMMIT') {
       // The statement that aborted it says why.
-      for (const statement of left) await statement;
+      for (const statement of left.statements) await statement;
       throw new Error(
         `the transaction was rolled back (a statement in it failed unawaited): ${committed.command}`,
       );
     }
-    await Promise.all(left);
+    await Promise.all(left.statements);
     return result;
   } finally {
     reserved.release();

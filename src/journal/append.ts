@@ -59,7 +59,18 @@ export async function appendEvents(tx: Executor, events: NewJournalEvent[]): Pro
 }
 
 async function writeEvents(tx: Executor, events: NewJournalEvent[]): Promise<void> {
-  if (events.length === 0) return;
+  const written = eventsStatement(tx, events);
+  if (!written) return;
+  await written;
+  touch('journal');
+}
+
+/**
+ * The statement that writes `events`, made (handed to its connection) before this returns, as
+ * `awaitWithCommit` needs; null when there are none.
+ */
+function eventsStatement(tx: Executor, events: NewJournalEvent[]): Promise<unknown> | null {
+  if (events.length === 0) return null;
   const rows = events.map((event) => ({
     type: event.type,
     run_id: event.runId ?? null,
@@ -67,7 +78,9 @@ async function writeEvents(tx: Executor, events: NewJournalEvent[]): Promise<voi
     actor: event.actor,
     payload: boundedPayload(event),
   }));
-  await tx.execute(sql`
+  // Drizzle's query runs when `then` is called (each time it is): once, here.
+  return tx
+    .execute(sql`
     with first as (
       select ats_journal_positions(${events.length}) as seq
     )
@@ -76,8 +89,8 @@ async function writeEvents(tx: Executor, events: NewJournalEvent[]): Promise<voi
     from first,
       rows from (jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
         as (type text, run_id uuid, call_id uuid, actor text, payload jsonb))
-      with ordinality as e(type, run_id, call_id, actor, payload, position)`);
-  touch('journal');
+      with ordinality as e(type, run_id, call_id, actor, payload, position)`)
+    .then(() => undefined);
 }
 
 /**
@@ -93,8 +106,12 @@ export function journaledTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): P
     held.delete(tx);
     // On Postgres the COMMIT goes out behind the events without waiting for them (its outcome
     // still does): the last statement and the commit are one round trip.
-    const written = writeEvents(tx, events);
-    if (!awaitWithCommit(written)) await written;
+    if (events.length === 0) return result;
+    const written = awaitWithCommit(() => eventsStatement(tx, events)!);
+    if (written) await written;
+    // Marked before the commit it may go out with: its listeners run only once the transaction
+    // has committed, which it does not if the events failed.
+    touch('journal');
     return result;
   });
 }
