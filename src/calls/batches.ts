@@ -4,6 +4,7 @@ import type { Principal } from '../core/auth.js';
 import { badInput, DomainError, notFound } from '../core/errors.js';
 import { parseInput } from '../core/parse-input.js';
 import type { ToolCallStatus } from '../core/tool-call.js';
+import { isUuid } from '../core/uuid.js';
 import type { Db } from '../db/client.js';
 import { journalEvents } from '../journal/tables.js';
 import { MAX_FEEDBACK_LENGTH } from './lifecycle/approvals.js';
@@ -84,7 +85,7 @@ export class ApprovalBatchService {
 
   /** Null when the turn made no call this principal may see. */
   async get(turnId: string, principal: Principal): Promise<ApprovalBatch | null> {
-    if (!z.uuid().safeParse(turnId).success) return null;
+    if (!isUuid(turnId)) return null;
     const rows = await this.db.select().from(toolCalls).where(eq(toolCalls.turnId, turnId));
     if (rows.length === 0) return null;
     const run = await this.runs.get(rows[0]!.runId, principal);

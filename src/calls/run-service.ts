@@ -8,7 +8,9 @@ import type { NewJournalEvent } from '../core/journal-event.js';
 import { parseInput } from '../core/parse-input.js';
 import { deniedToolStrategies, type RunStatus } from '../core/run.js';
 import type { ToolError } from '../core/tool-result.js';
+import { isUuid } from '../core/uuid.js';
 import type { Db } from '../db/client.js';
+import { prebuilt } from '../db/prebuilt.js';
 import type { Executor, Tx } from '../db/tx.js';
 import { appendEvents } from '../journal/append.js';
 import type { ResourceOwnership } from './resource-access.js';
@@ -86,6 +88,16 @@ function bindRun(principal: Principal, input: z.output<typeof createRunInputSche
   return { userId: principal.userId, profileId, planNodeId };
 }
 
+/** The run's row, locked: every writer of a run or its calls starts here. */
+const lockRun = prebuilt((db) =>
+  db
+    .select()
+    .from(runs)
+    .where(eq(runs.id, sql.placeholder('runId')))
+    .for('update')
+    .limit(1),
+);
+
 export class RunService {
   constructor(
     private readonly db: Db,
@@ -157,7 +169,7 @@ export class RunService {
   }
 
   async get(runId: string, principal?: Principal): Promise<RunRow | null> {
-    if (!z.uuid().safeParse(runId).success) return null;
+    if (!isUuid(runId)) return null;
     const [run] = await this.db.select().from(runs).where(eq(runs.id, runId)).limit(1);
     if (run && principal) {
       try {
@@ -204,8 +216,8 @@ export class RunService {
 
   /** Locks the run row for the rest of the transaction: calls of one run are decided one at a time. */
   async lock(tx: Tx, runId: string): Promise<RunRow> {
-    if (!z.uuid().safeParse(runId).success) throw notFound(`no run ${runId}`);
-    const [run] = await tx.select().from(runs).where(eq(runs.id, runId)).for('update').limit(1);
+    if (!isUuid(runId)) throw notFound(`no run ${runId}`);
+    const [run] = await lockRun(tx, { runId });
     if (!run) throw notFound(`no run ${runId}`);
     return run;
   }

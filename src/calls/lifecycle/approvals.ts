@@ -8,6 +8,7 @@ import type { NewJournalEvent } from '../../core/journal-event.js';
 import { type DecisionRecord, personOf } from '../../core/tool-call.js';
 import { cutAt } from '../../core/unicode.js';
 import type { Db } from '../../db/client.js';
+import { prebuilt } from '../../db/prebuilt.js';
 import type { Tx } from '../../db/tx.js';
 import { appendEvents, journaledTransaction } from '../../journal/append.js';
 import { journalEvents } from '../../journal/tables.js';
@@ -94,6 +95,21 @@ export interface RecordedDecision {
   inline?: (current: ToolCallRow) => Promise<InlineApproval | undefined>;
 }
 
+/** The call's row, locked, while it still awaits a decision and has not expired. */
+const lockPending = prebuilt((db) =>
+  db
+    .select()
+    .from(toolCalls)
+    .where(
+      and(
+        eq(toolCalls.id, sql.placeholder('callId')),
+        eq(toolCalls.status, 'AWAITING_APPROVAL'),
+        or(sql`${toolCalls.approvalExpiresAt} is null`, sql`${toolCalls.approvalExpiresAt} > now()`),
+      ),
+    )
+    .for('update'),
+);
+
 export async function recordApproval(db: Db, decisionOf: RecordedDecision): Promise<ToolCallRow> {
   const { callId, approved, input, principal, afterApproval, onDecided } = decisionOf;
   const actor = actorOf(principal);
@@ -121,16 +137,8 @@ export async function recordApproval(db: Db, decisionOf: RecordedDecision): Prom
       argumentsHash: current.argumentsHash,
       ...(approved ? {} : { feedback: input.feedback, allowRetry: input.allowRetry ?? false }),
     };
-    const notExpired = or(
-      sql`${toolCalls.approvalExpiresAt} is null`,
-      sql`${toolCalls.approvalExpiresAt} > now()`,
-    );
     // The row lock orders concurrent deciders; each re-reads the approvals its predecessor left.
-    const [pending] = await tx
-      .select()
-      .from(toolCalls)
-      .where(and(eq(toolCalls.id, callId), eq(toolCalls.status, 'AWAITING_APPROVAL'), notExpired))
-      .for('update');
+    const [pending] = await lockPending(tx, { callId });
     if (!pending) return null;
     if (onDecided) await onDecided(tx, pending);
     if (!approved) return deny(tx, pending, decision, input.feedback);
@@ -228,6 +236,22 @@ async function deny(
   return row!;
 }
 
+const latestDenial = prebuilt((db) =>
+  db
+    .select({ id: toolCalls.id, decision: toolCalls.decision, error: toolCalls.error })
+    .from(toolCalls)
+    .where(
+      and(
+        eq(toolCalls.runId, sql.placeholder('runId')),
+        eq(toolCalls.name, sql.placeholder('name')),
+        eq(toolCalls.argumentsHash, sql.placeholder('argumentsHash')),
+        eq(toolCalls.status, 'DENIED'),
+      ),
+    )
+    .orderBy(desc(toolCalls.requestedAt), desc(toolCalls.id))
+    .limit(1),
+);
+
 /**
  * The latest denial of an identical call in the run, unless its person allowed a retry. Read under
  * the run's row lock, so a denial recorded meanwhile is seen by the next request. Expired calls
@@ -239,19 +263,7 @@ export async function priorDenial(
   name: string,
   argumentsHash: string,
 ): Promise<PriorDenial | null> {
-  const [latest] = await tx
-    .select({ id: toolCalls.id, decision: toolCalls.decision, error: toolCalls.error })
-    .from(toolCalls)
-    .where(
-      and(
-        eq(toolCalls.runId, runId),
-        eq(toolCalls.name, name),
-        eq(toolCalls.argumentsHash, argumentsHash),
-        eq(toolCalls.status, 'DENIED'),
-      ),
-    )
-    .orderBy(desc(toolCalls.requestedAt), desc(toolCalls.id))
-    .limit(1);
+  const [latest] = await latestDenial(tx, { runId, name, argumentsHash });
   if (!latest?.decision || !latest.error || latest.decision.allowRetry) return null;
   return { callId: latest.id, decision: latest.decision, error: latest.error };
 }

@@ -1,7 +1,8 @@
-import { eq } from 'drizzle-orm';
-import { z } from 'zod';
+import { eq, sql } from 'drizzle-orm';
 import type { Principal } from '../../core/auth.js';
+import { isUuid } from '../../core/uuid.js';
 import type { Db } from '../../db/client.js';
+import { prebuilt } from '../../db/prebuilt.js';
 import type { Tx } from '../../db/tx.js';
 import { assertMayRead } from '../run-service.js';
 import { type RunRow, runs, type ToolCallRow, toolCalls } from '../tables.js';
@@ -23,7 +24,7 @@ export async function readableCall(
   callId: string,
   principal: Principal,
 ): Promise<{ call: ToolCallRow; run: RunRow } | null> {
-  if (!z.uuid().safeParse(callId).success) return null;
+  if (!isUuid(callId)) return null;
   const [found] = await withRun(db, callId).limit(1);
   return found && mayRead(principal, found.run) ? found : null;
 }
@@ -45,14 +46,31 @@ export function mayRead(principal: Principal, run: RunRow): boolean {
  * never changes (its run, tool, arguments and approval rules) may be judged on it.
  */
 export async function lockedCall(tx: Tx, callId: string): Promise<{ call: ToolCallRow; run: RunRow } | null> {
-  if (!z.uuid().safeParse(callId).success) return null;
-  const [found] = await withRun(tx, callId).for('update', { of: runs });
+  if (!isUuid(callId)) return null;
+  const [found] = await lockedWithRun(tx, { callId });
   return found ?? null;
 }
 
+const lockedWithRun = prebuilt((db) =>
+  db
+    .select({ call: toolCalls, run: runs })
+    .from(toolCalls)
+    .innerJoin(runs, eq(runs.id, toolCalls.runId))
+    .where(eq(toolCalls.id, sql.placeholder('callId')))
+    .for('update', { of: runs }),
+);
+
+const oneCall = prebuilt((db) =>
+  db
+    .select()
+    .from(toolCalls)
+    .where(eq(toolCalls.id, sql.placeholder('callId')))
+    .limit(1),
+);
+
 /** A call by id, whoever asks (the lifecycle's own reads); null for an id that is not a call's. */
 export async function callById(db: Db, callId: string): Promise<ToolCallRow | null> {
-  if (!z.uuid().safeParse(callId).success) return null;
-  const [call] = await db.select().from(toolCalls).where(eq(toolCalls.id, callId)).limit(1);
+  if (!isUuid(callId)) return null;
+  const [call] = await oneCall(db, { callId });
   return call ?? null;
 }

@@ -14,7 +14,9 @@ import {
 } from '../../core/grant.js';
 import { parseInput } from '../../core/parse-input.js';
 import type { PathCanonicaliser } from '../../core/policy-conditions.js';
+import { isUuid } from '../../core/uuid.js';
 import type { Db } from '../../db/client.js';
+import { prebuilt } from '../../db/prebuilt.js';
 import type { Executor, Tx } from '../../db/tx.js';
 import type { Invalidations } from '../../journal/invalidations.js';
 import { type GrantPlan, grantCovers, planGrant } from './rules/grant-plan.js';
@@ -52,6 +54,22 @@ function mayChange(
  * saved in the approval's transaction, read under the run's lock when a call is requested, and
  * revoked with the policy rule an ALWAYS grant saved.
  */
+/** A run's active RUN grants for one tool, oldest first: what a request of that tool checks. */
+const runGrants = prebuilt((db) =>
+  db
+    .select()
+    .from(grants)
+    .where(
+      and(
+        eq(grants.runId, sql.placeholder('runId')),
+        eq(grants.toolName, sql.placeholder('name')),
+        eq(grants.scope, 'RUN'),
+        isNull(grants.revokedAt),
+      ),
+    )
+    .orderBy(asc(grants.createdAt), asc(grants.id)),
+);
+
 export class GrantService {
   constructor(
     private readonly db: Db,
@@ -106,18 +124,7 @@ export class GrantService {
     name: string,
     args: Record<string, unknown>,
   ): Promise<{ id: string; createdBy: string } | null> {
-    const candidates = await tx
-      .select()
-      .from(grants)
-      .where(
-        and(
-          eq(grants.runId, runId),
-          eq(grants.toolName, name),
-          eq(grants.scope, 'RUN'),
-          isNull(grants.revokedAt),
-        ),
-      )
-      .orderBy(asc(grants.createdAt), asc(grants.id));
+    const candidates = await runGrants(tx, { runId, name });
     const found = candidates.find((g) => grantCovers(g, name, args, this.canonicalPath));
     return found ? { id: found.id, createdBy: found.createdBy } : null;
   }
@@ -147,7 +154,7 @@ export class GrantService {
   }
 
   async get(id: string, principal: Principal, db: Executor = this.db): Promise<GrantRow | null> {
-    if (!z.uuid().safeParse(id).success) return null;
+    if (!isUuid(id)) return null;
     const [grant] = await db.select().from(grants).where(eq(grants.id, id)).limit(1);
     return grant && maySee(principal, grant) ? grant : null;
   }
