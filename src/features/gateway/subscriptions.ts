@@ -97,7 +97,7 @@ export class GatewaySubscriptions {
   /**
    * A host GET stream of `sessionId` opened here (its SDK server `server`): until `closed` aborts,
    * the upstream session's updates are sent on it. Resolves once the upstream stream is open, or
-   * failed (logged, and tried again).
+   * failed (logged, and tried again), or after the open timeout.
    */
   async watch(sessionId: string, config: McpServerConfig, server: Server, closed: AbortSignal) {
     let watch = this.watches.get(sessionId);
@@ -122,7 +122,14 @@ export class GatewaySubscriptions {
     };
     if (closed.aborted) return release();
     closed.addEventListener('abort', release, { once: true });
-    if (first) await this.connect(current);
+    if (!first) return;
+    // The host's stream waits for the upstream's, but not on an upstream that does not answer.
+    let timer: NodeJS.Timeout | undefined;
+    const given = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, OPEN_TIMEOUT_MS);
+    });
+    await Promise.race([this.connect(current), given]);
+    clearTimeout(timer);
   }
 
   /** Ends every upstream stream this process holds (the process stops). */
