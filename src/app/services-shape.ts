@@ -28,7 +28,9 @@ import type {
   GatewayCallOptions,
   GatewayCalls,
   GatewaySessions,
+  GatewaySubscriptions,
   HostAnswers,
+  HostNotices,
   ListChanged,
 } from '../features/gateway/index.js';
 import type { GrantService } from '../features/grants/index.js';
@@ -109,6 +111,10 @@ export interface Services {
     listChanged: ListChanged;
     /** Hosts' answers to relayed requests, carried to the process that asked. */
     answers: HostAnswers;
+    /** Hosts' resource subscriptions on /mcp/<server>, each on an upstream session of its own. */
+    subscriptions: GatewaySubscriptions;
+    /** Hosts' cancellations and roots changes, carried to the process with the request or the upstream sessions. */
+    notices: HostNotices;
   };
   /** Registers the built-in tools and starts the journal bus, the extension bridge, the dispatcher and the MCP connections. */
   start(): Promise<void>;

@@ -38,7 +38,9 @@ import {
   defaultGatewayCallOptions,
   GatewayCalls,
   GatewaySessions,
+  GatewaySubscriptions,
   HostAnswers,
+  HostNotices,
   ListChanged,
 } from '../features/gateway/index.js';
 import { GrantService } from '../features/grants/index.js';
@@ -236,6 +238,8 @@ export function createServices(database: Database, logger: Logger, options: Serv
     ),
     listChanged: new ListChanged(policy, invalidations),
     answers: new HostAnswers(database, logger),
+    subscriptions: new GatewaySubscriptions(db, logger),
+    notices: new HostNotices(database, mcpConnections, logger),
   };
   let unsubscribeMetrics = () => {};
   return {
@@ -292,9 +296,12 @@ export function createServices(database: Database, logger: Logger, options: Serv
       tokenWatch.start();
       gateway.listChanged.start();
       await gateway.answers.start();
+      await gateway.notices.start();
     },
     async stop() {
       await gateway.answers.stop();
+      await gateway.notices.stop();
+      await gateway.subscriptions.close();
       gateway.listChanged.stop();
       tokenWatch.stop();
       await agentLoop.stop();

@@ -63,7 +63,8 @@ export const toolErrorCodes = {
   cancelled: {
     source: 'lifecycle',
     kinds: ['RECOVERABLE'],
-    meaning: 'The call was cancelled before it finished, with its run.',
+    meaning:
+      'The call was cancelled before it finished: with its run, or by the MCP host whose request made it (notifications/cancelled through the gateway).',
   },
   timeout: {
     source: 'lifecycle',

@@ -6,6 +6,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
   CallToolResultSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
   ResultSchema,
   type Tool,
   ToolListChangedNotificationSchema,
@@ -14,7 +16,12 @@ import type { Logger } from '../../core/logger.js';
 import { cutAt } from '../../core/unicode.js';
 import type { Invalidations } from '../../journal/invalidations.js';
 import { type SyncChanges, syncServerTools } from './registry-sync.js';
-import { answerWithoutHost, type HostRelay, responsesAfterNotifications } from './relay.js';
+import {
+  answerWithoutHost,
+  type HostRelay,
+  type RelayedMessage,
+  responsesAfterNotifications,
+} from './relay.js';
 import { RelaySession, RelaySessions } from './relay-sessions.js';
 import type { ConnectionState, McpServerConfig } from './rules/mcp-server.js';
 import { mapRemoteTool } from './tool-mapping.js';
@@ -67,6 +74,11 @@ export interface ConnectionDeps {
   changes: Invalidations;
   logger: Logger;
   options: ConnectionOptions;
+  /**
+   * Told of the server's `notifications/resources/list_changed` and `prompts/list_changed` (the
+   * MCP gateway sends them on to the hosts' streams of `/mcp/<server>` on this process).
+   */
+  listChanged?: (server: string, method: string) => void;
 }
 
 /** How a connection is used: kept up by the server process, or made once (the CLI). */
@@ -116,10 +128,11 @@ export class McpConnection {
   private readonly options: ConnectionOptions;
   private readonly retry: boolean;
   private readonly presence: ((connected: boolean) => Promise<void>) | null;
+  private readonly listChanged: ConnectionDeps['listChanged'];
 
   constructor(
     readonly config: McpServerConfig,
-    { changes, logger, options }: ConnectionDeps,
+    { changes, logger, options, listChanged }: ConnectionDeps,
     { retry = true, presence = null }: ConnectionUse = {},
   ) {
     this.changes = changes;
@@ -127,6 +140,7 @@ export class McpConnection {
     this.options = options;
     this.retry = retry;
     this.presence = presence;
+    this.listChanged = listChanged;
     this.relaySessions =
       config.transport === 'STREAMABLE_HTTP'
         ? new RelaySessions((relay) =>
@@ -162,6 +176,10 @@ export class McpConnection {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (generation === this.generation) void this.refresh();
     });
+    for (const schema of [ResourceListChangedNotificationSchema, PromptListChangedNotificationSchema])
+      client.setNotificationHandler(schema, (notification) => {
+        if (generation === this.generation) this.listChanged?.(this.config.name, notification.method);
+      });
     try {
       const transport = this.transport();
       await client.connect(transport, { timeout: this.options.connectTimeoutMs });
@@ -243,6 +261,11 @@ export class McpConnection {
   relaySession(relay: HostRelay) {
     if (!this.relaySessions || !this.connected) return null;
     return this.relaySessions.take(relay);
+  }
+
+  /** Sends a host's notification (roots/list_changed) to every relay session of that host session on this process. */
+  notifyRelaySessions(hostSession: string, notification: RelayedMessage): Promise<void> {
+    return this.relaySessions?.notify(hostSession, notification) ?? Promise.resolve();
   }
 
   /**

@@ -90,7 +90,7 @@ export class McpExecutor implements ToolExecutor {
     }
     const remaining = invocation.deadline ? Math.max(1, invocation.deadline.getTime() - Date.now()) : null;
     const options = {
-      signal: invocation.signal,
+      signal: relay?.cancelled ? AbortSignal.any([invocation.signal, relay.cancelled]) : invocation.signal,
       ...(remaining !== null ? { timeout: remaining + SDK_TIMEOUT_GRACE_MS } : {}),
       resetTimeoutOnProgress: true,
       onprogress: ({ progress, total, message }: { progress: number; total?: number; message?: string }) => {
@@ -116,6 +116,7 @@ export class McpExecutor implements ToolExecutor {
       reuse = true;
     } catch (error) {
       if (error instanceof CredentialRefusedError) throw refused(invocation, server, perUser!);
+      if (relay?.cancelled?.aborted) throw hostCancelled(invocation, server);
       throw failure(error, {
         invocation,
         server,
@@ -172,6 +173,13 @@ function notConnected(server: string, name: string, connection: McpConnection | 
   return new RecoverableToolError(
     'mcp_not_connected',
     `The MCP server ${server} is not connected${state}, so ${name} could not run. Try again later or continue without it.`,
+  );
+}
+
+function hostCancelled(invocation: Invocation, server: string) {
+  return new RecoverableToolError(
+    'cancelled',
+    `The MCP host cancelled its request, so the call to ${invocation.spec.name} was cancelled at the MCP server ${server}; it may have partly run.`,
   );
 }
 

@@ -8,4 +8,13 @@ export type { TokenExchangeConfig } from './credentials/token-exchange.js';
 export { McpExecutor } from './executor.js';
 export { McpConnectionManager } from './manager.js';
 export { type HostRelay, jsonRpcError, type RelayedMessage, type RelayedProgress } from './relay.js';
+export type { McpServerConfig } from './rules/mcp-server.js';
 export { McpServerService } from './service.js';
+export {
+  endUpstreamSession,
+  openUpstreamSession,
+  requestOn,
+  type StoredUpstreamSession,
+  sessionGone,
+  UpstreamStream,
+} from './upstream-session.js';

@@ -63,6 +63,8 @@ export class McpConnectionManager {
   /** Presence writes of one server run in the order their connection changed state. */
   private readonly presenceQueues = new Map<string, Promise<void>>();
   private renewTimer: NodeJS.Timeout | null = null;
+  /** Who hears each server's resources and prompts list_changed on this process (the gateway's host streams). */
+  private readonly listListeners = new Map<string, Set<(method: string) => void>>();
 
   private readonly db: Db;
   private readonly bus: JournalBus;
@@ -78,7 +80,14 @@ export class McpConnectionManager {
     this.db = db;
     this.bus = bus;
     this.logger = logger;
-    this.connectionDeps = { changes, logger, options };
+    this.connectionDeps = {
+      changes,
+      logger,
+      options,
+      listChanged: (server, method) => {
+        for (const listener of this.listListeners.get(server) ?? []) listener(method);
+      },
+    };
   }
 
   async start(): Promise<void> {
@@ -215,6 +224,18 @@ export class McpConnectionManager {
     });
     this.connections.set(name, connection);
     void connection.connect();
+  }
+
+  /** Runs `listener` with the method of each resources or prompts list_changed `server` sends this process; returns the stop. */
+  onListChanged(server: string, listener: (method: string) => void): () => void {
+    const listeners = this.listListeners.get(server) ?? new Set();
+    this.listListeners.set(server, listeners);
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.listListeners.get(server) === listeners)
+        this.listListeners.delete(server);
+    };
   }
 
   /**

@@ -32,7 +32,11 @@ export class RelaySession {
     relay: HostRelay,
   ) {
     this.bound = relay;
+    this.hostSession = relay.hostSession;
   }
+
+  /** The host session it was opened for: it serves only that host session's calls. */
+  readonly hostSession: string | null;
 
   /**
    * Opens a session bound to `relay` from its start: a server that asks for the host's roots right
@@ -78,6 +82,11 @@ export class RelaySession {
     ) as Promise<CallToolResult>;
   }
 
+  /** Sends a host's notification to the server; one the session did not declare the capability for is not sent. */
+  async notify(notification: RelayedMessage): Promise<void> {
+    await this.client.notification(notification as never).catch(() => {});
+  }
+
   /** Ends the upstream session (DELETE) and the client. */
   async close(): Promise<void> {
     this.bound = null;
@@ -94,9 +103,11 @@ export class RelaySession {
  */
 export class RelaySessions {
   private readonly idle = new Map<string, { session: RelaySession; timer: NodeJS.Timeout }[]>();
+  /** Every open session, idle or carrying a call. */
+  private readonly open = new Set<RelaySession>();
   private closed = false;
 
-  constructor(private readonly open: (relay: HostRelay) => Promise<RelaySession>) {}
+  constructor(private readonly opener: (relay: HostRelay) => Promise<RelaySession>) {}
 
   /**
    * A session bound to `relay` for one call; `release` gives it back when the call is over, or
@@ -110,7 +121,10 @@ export class RelaySessions {
       clearTimeout(kept.timer);
       session = kept.session;
       session.bind(relay);
-    } else session = await this.open(relay);
+    } else {
+      session = await this.opener(relay);
+      this.open.add(session);
+    }
     return { session, release: (reuse) => this.giveBack(key, session, reuse) };
   }
 
@@ -118,7 +132,7 @@ export class RelaySessions {
     session.bind(null);
     const list = key === null ? undefined : (this.idle.get(key) ?? []);
     if (!reuse || this.closed || key === null || !list || list.length >= MAX_IDLE) {
-      void session.close();
+      this.end(session);
       return;
     }
     const entry = {
@@ -127,7 +141,7 @@ export class RelaySessions {
         const at = list.indexOf(entry);
         if (at >= 0) list.splice(at, 1);
         if (list.length === 0 && this.idle.get(key) === list) this.idle.delete(key);
-        void session.close();
+        this.end(session);
       }, IDLE_MS),
     };
     entry.timer.unref();
@@ -135,8 +149,20 @@ export class RelaySessions {
     this.idle.set(key, list);
   }
 
+  private end(session: RelaySession): void {
+    this.open.delete(session);
+    void session.close();
+  }
+
+  /** Sends a host's notification to every session of that host session, idle or carrying a call. */
+  async notify(hostSession: string, notification: RelayedMessage): Promise<void> {
+    const sessions = [...this.open].filter((session) => session.hostSession === hostSession);
+    await Promise.all(sessions.map((session) => session.notify(notification)));
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    this.open.clear();
     const all = [...this.idle.values()].flat();
     this.idle.clear();
     for (const { timer } of all) clearTimeout(timer);

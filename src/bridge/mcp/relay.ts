@@ -35,6 +35,11 @@ export interface HostRelay {
   notify(notification: RelayedMessage): Promise<void>;
   /** Reports one upstream progress notification under the host's progressToken (none without one). */
   progress(progress: RelayedProgress): void;
+  /**
+   * Aborts when the host cancels its request (`notifications/cancelled`, on any process): the
+   * upstream request of the call is cancelled too, so the server is told to stop.
+   */
+  cancelled?: AbortSignal;
 }
 
 /**

@@ -17,7 +17,7 @@ import type { ListChanged } from './list-changed.js';
 import { gatewayServer } from './mcp-server.js';
 import { checkOrigin } from './rules/origin.js';
 import { type GatewayContext, GatewaySessions } from './sessions.js';
-import { type UpstreamServerDeps, upstreamServer } from './upstream-server.js';
+import { type UpstreamServerDeps, upstreamServer, watchUpstream } from './upstream-server.js';
 
 export interface GatewayHttpOptions {
   allowedOrigins: readonly string[];
@@ -169,6 +169,8 @@ export class GatewayHttp {
       const session = sessionId ? await this.deps.sessions.find(sessionId, principal, server) : null;
       if (!session) return jsonRpcError(res, 404, -32001, 'Session not found');
       await this.deps.sessions.end(session.id);
+      if (server !== '')
+        await this.deps.subscriptions.end(session.id, this.deps.connections.connection(server)?.config);
       res.writeHead(200).end();
       return;
     }
@@ -273,8 +275,10 @@ export class GatewayHttp {
       void mcp.close();
     });
     await mcp.connect(transport);
-    if (req.method === 'GET' && ctx.session)
+    if (req.method === 'GET' && ctx.session) {
       unwatch = this.deps.listChanged.watch(ctx, () => void mcp.sendToolListChanged().catch(() => {}));
+      await watchUpstream(this.deps, ctx, mcp, ended.signal);
+    }
     await transport.handleRequest(req, res, body);
   }
 }

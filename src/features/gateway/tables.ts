@@ -97,3 +97,34 @@ export const mcpHostAnswers = pgTable(
     index('mcp_host_answers_expires_idx').on(t.expiresAt),
   ],
 );
+
+/**
+ * The upstream MCP session that carries a host session's resource subscriptions on
+ * `/mcp/<server>` (a Streamable HTTP upstream): made by whichever process first needs it, kept
+ * here so that any process sends the host's subscribe and unsubscribe on it and the process that
+ * holds the host's GET stream opens the upstream's GET stream of it. Ended (DELETE upstream) with
+ * the host session.
+ */
+export const mcpUpstreamSessions = pgTable('mcp_upstream_sessions', {
+  sessionId: text('session_id')
+    .primaryKey()
+    .references(() => mcpSessions.id),
+  upstreamSessionId: text('upstream_session_id').notNull(),
+  protocolVersion: text('protocol_version').notNull(),
+  createdAt: createdAt(),
+});
+
+/** The resources a host session subscribed to: subscribed again on a new upstream session when the old one is lost. */
+export const mcpSubscriptions = pgTable(
+  'mcp_subscriptions',
+  {
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => mcpSessions.id),
+    uri: text('uri').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.uri] })],
+);
+
+export type McpUpstreamSessionRow = typeof mcpUpstreamSessions.$inferSelect;

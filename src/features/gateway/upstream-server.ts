@@ -2,18 +2,24 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
+  CancelledNotificationSchema,
   ListToolsRequestSchema,
+  RootsListChangedNotificationSchema,
   type ServerNotification,
   type ServerRequest,
   SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { HostRelay, McpConnectionManager } from '../../bridge/mcp/index.js';
 import type { PolicyService, RegistryService } from '../../calls/index.js';
 import type { CallRelay, GatewayCalls } from './calls.js';
 import type { HostAnswers } from './host-answers.js';
+import type { HostNotices } from './host-notices.js';
 import { SERVER_INFO, unknownTool } from './mcp-server.js';
 import { HostProgress } from './progress.js';
 import type { GatewayContext } from './sessions.js';
+import { type GatewaySubscriptions, subscribable } from './subscriptions.js';
 import { AWAIT_TOOL, type CalledTool, mcpToolOf, visibleTool, visibleTools } from './tool-list.js';
 
 export interface UpstreamServerDeps {
@@ -23,6 +29,8 @@ export interface UpstreamServerDeps {
   connections: McpConnectionManager;
   consoleUrl: (callId: string) => string;
   answers: HostAnswers;
+  subscriptions: GatewaySubscriptions;
+  notices: HostNotices;
 }
 
 /**
@@ -34,6 +42,7 @@ function relayFor(
   { deps, ctx, server }: { deps: UpstreamServerDeps; ctx: GatewayContext; server: Server },
   extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
   progressToken: string | number | undefined,
+  cancelled: AbortSignal | undefined,
 ): { relay: CallRelay; progress?: (message: string) => void } {
   const connections = deps.connections;
   const progress = progressToken === undefined ? null : new HostProgress(progressToken, extra);
@@ -52,6 +61,7 @@ function relayFor(
       ),
     notify: (notification) => extra.sendNotification(notification as ServerNotification),
     progress: (reported) => progress?.relay(reported),
+    ...(cancelled ? { cancelled } : {}),
   };
   return {
     relay: {
@@ -120,20 +130,47 @@ export function upstreamServer(
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = await calledTool(request.params.name);
     if (!tool) throw unknownTool(request.params.name);
-    return deps.calls.call(
-      ctx,
-      tool.name,
-      request.params.arguments ?? {},
-      {
-        signal: AbortSignal.any([extra.signal, ended]),
-        consoleUrl: deps.consoleUrl,
-        advertised: request.params.name,
-        awaitTool: null,
-        ...relayFor({ deps, ctx, server }, extra, request.params._meta?.progressToken),
-      },
-      tool,
-    );
+    // The host may cancel it with a notification that reaches any process (host-notices.ts).
+    const cancel = ctx.session ? deps.notices.track(ctx.session.id, extra.requestId) : null;
+    const signals = cancel ? [extra.signal, ended, cancel.signal] : [extra.signal, ended];
+    try {
+      return await deps.calls.call(
+        ctx,
+        tool.name,
+        request.params.arguments ?? {},
+        {
+          signal: AbortSignal.any(signals),
+          consoleUrl: deps.consoleUrl,
+          advertised: request.params.name,
+          awaitTool: null,
+          ...relayFor({ deps, ctx, server }, extra, request.params._meta?.progressToken, cancel?.signal),
+        },
+        tool,
+      );
+    } finally {
+      cancel?.done();
+    }
   });
+
+  const session = ctx.session;
+  if (session) {
+    server.setNotificationHandler(CancelledNotificationSchema, (notification) =>
+      notification.params.requestId === undefined
+        ? undefined
+        : deps.notices.cancelled(session.id, ctx.server, notification.params.requestId),
+    );
+    server.setNotificationHandler(RootsListChangedNotificationSchema, () =>
+      deps.notices.rootsChanged(session.id, ctx.server),
+    );
+    if (subscribable(connection)) {
+      server.setRequestHandler(SubscribeRequestSchema, (request, extra) =>
+        deps.subscriptions.subscribe(session.id, connection.config, request.params.uri, extra.signal),
+      );
+      server.setRequestHandler(UnsubscribeRequestSchema, (request, extra) =>
+        deps.subscriptions.unsubscribe(session.id, connection.config, request.params.uri, extra.signal),
+      );
+    }
+  }
 
   const forward = (request: { method: string; params?: Record<string, unknown> }, signal: AbortSignal) =>
     connection.forward(request, { signal });
@@ -141,4 +178,30 @@ export function upstreamServer(
     server.setRequestHandler(SetLevelRequestSchema, (request, extra) => forward(request, extra.signal));
   server.fallbackRequestHandler = (request, extra) => forward(request, extra.signal) as never;
   return server;
+}
+
+/**
+ * A host's GET stream of `/mcp/<server>` opened on this process: until `closed` aborts, the
+ * upstream's resources and prompts list_changed that this process's connection hears are sent on
+ * it, and its session's resource updates (subscriptions.ts). Resolves once the upstream stream
+ * carrying the updates is open, so that the host's stream is answered only then.
+ */
+export async function watchUpstream(
+  deps: Pick<UpstreamServerDeps, 'connections' | 'subscriptions'>,
+  ctx: GatewayContext,
+  server: Server,
+  closed: AbortSignal,
+): Promise<void> {
+  if (!ctx.session || ctx.server === '' || closed.aborted) return;
+  const stop = deps.connections.onListChanged(ctx.server, (method) => {
+    const sent =
+      method === 'notifications/resources/list_changed'
+        ? server.sendResourceListChanged()
+        : server.sendPromptListChanged();
+    void sent.catch(() => {});
+  });
+  closed.addEventListener('abort', stop, { once: true });
+  const connection = deps.connections.connection(ctx.server);
+  if (subscribable(connection))
+    await deps.subscriptions.watch(ctx.session.id, connection.config, server, closed);
 }
