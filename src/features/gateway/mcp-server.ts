@@ -6,6 +6,8 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/index.js';
 import type { PolicyService, RegistryService } from '../../calls/index.js';
 import type { GatewayCalls, Held } from './calls.js';
 import { progressOf } from './progress.js';
@@ -23,6 +25,17 @@ import {
 } from './tool-list.js';
 
 export const SERVER_INFO = { name: 'agent-tool-system', version: '1.0.0' };
+
+/**
+ * The SDK server builds an Ajv instance of its own unless given a validator, and the gateway builds
+ * a server per request: that was a tenth of a relayed call's CPU. Its validator serves only
+ * `elicitInput` forms, which the gateway never sends (it relays the upstream's requests as they
+ * are), so one validator serves every server, compiling with an Ajv of its own when it is used at
+ * all (a shared Ajv would keep every schema it ever compiled).
+ */
+export const SCHEMA_VALIDATOR: jsonSchemaValidator = {
+  getValidator: (schema) => new AjvJsonSchemaValidator().getValidator(schema),
+};
 
 export interface GatewayServerDeps {
   policy: PolicyService;
@@ -59,6 +72,7 @@ async function calledTool(
 export function gatewayServer(deps: GatewayServerDeps, ctx: GatewayContext, ended: AbortSignal): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: true }, logging: {} },
+    jsonSchemaValidator: SCHEMA_VALIDATOR,
     instructions:
       'Tools governed by Agent Tool System: a call may wait for a person to approve it. A pending answer says so; call the same tool again with the same arguments to get its outcome.',
   });

@@ -16,7 +16,7 @@ import type { PolicyService, RegistryService } from '../../calls/index.js';
 import type { CallRelay, GatewayCalls } from './calls.js';
 import type { HostAnswers } from './host-answers.js';
 import type { HostNotices } from './host-notices.js';
-import { SERVER_INFO, unknownTool } from './mcp-server.js';
+import { SCHEMA_VALIDATOR, SERVER_INFO, unknownTool } from './mcp-server.js';
 import { HostProgress } from './progress.js';
 import type { GatewayContext } from './sessions.js';
 import { type GatewaySubscriptions, subscribable } from './subscriptions.js';
@@ -93,7 +93,10 @@ export function upstreamServer(
   if (!connection || !capabilities) return null;
   const server = new Server(
     { ...SERVER_INFO, name: `${SERVER_INFO.name}/${ctx.server}` },
-    { capabilities: { ...capabilities, tools: { listChanged: true } } },
+    {
+      capabilities: { ...capabilities, tools: { listChanged: true } },
+      jsonSchemaValidator: SCHEMA_VALIDATOR,
+    },
   );
   const context = { userId: ctx.principal.userId, profileId: ctx.profileId };
   const prefix = registryName(ctx.server, '');
