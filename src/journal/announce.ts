@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import type { Logger } from '../core/logger.js';
 import type { Database } from '../db/client.js';
@@ -7,20 +6,12 @@ import type { Database } from '../db/client.js';
 export const JOURNAL_CHANNEL = 'ats_journal';
 
 /**
- * The least time between two of a process's NOTIFYs while its commits keep coming: each is a
- * transaction of its own on Postgres (an id, a commit record, the notification queue's lock) and
- * wakes every other process's bus for a read; under load they cost more than the appends they
- * announce. A commit after a quiet spell is announced at once; one during a burst waits this long
- * at most, well inside the wake-up target between processes (50 ms).
- */
-export const NOTIFY_GAP_MS = 5;
-
-/**
  * One per process (server or CLI): after a transaction that appended events commits, it tells the
  * other processes with one NOTIFY of its own, outside any writer's transaction. While that NOTIFY
- * is under way, further commits only ask for one more, sent `NOTIFY_GAP_MS` after it, so a process
- * sends at most one per gap however many writers it has, and writers never queue on Postgres'
- * notification lock.
+ * is under way, further commits only ask for one more, sent as soon as it is answered, so a
+ * process has at most one in flight however many writers it has, and writers never queue on
+ * Postgres' notification lock. (A fixed gap between them, tried, coalesced more under load but
+ * delayed every wake-up of a sequential flow such as the agent loop by up to the gap.)
  * The payload is this process's id only: a listener reads the rows, and skips its own echoes
  * (its bus already woke at the commit itself).
  *
@@ -42,7 +33,7 @@ export class JournalAnnouncer {
       database.driver === 'postgres' ? database.onCommit('journal', () => this.announce()) : () => {};
   }
 
-  /** Sends one NOTIFY now, or one more a gap after the one under way (which may have gone out before this commit). */
+  /** Sends one NOTIFY now, or one more after the one under way (which may have gone out before this commit). */
   announce(): Promise<void> {
     if (this.sending) {
       this.again = true;
@@ -52,10 +43,7 @@ export class JournalAnnouncer {
       try {
         do {
           this.again = false;
-          const sent = performance.now();
           await this.database.db.execute(sql`select pg_notify(${JOURNAL_CHANNEL}, ${this.origin})`);
-          const wait = sent + NOTIFY_GAP_MS - performance.now();
-          if (this.again && wait > 0) await sleep(wait);
         } while (this.again);
       } catch (error) {
         this.logger.warn(

@@ -1,4 +1,4 @@
-import { setTimeout as sleep, setImmediate as turn } from 'node:timers/promises';
+import { setImmediate as turn } from 'node:timers/promises';
 import { DomainError } from '../core/errors.js';
 import type { JournalEvent } from '../core/journal-event.js';
 import type { Logger } from '../core/logger.js';
@@ -37,12 +37,6 @@ const LAST_SETTLE_MS = 100;
  * LISTEN (re-)established, and by the settle reads above.
  */
 export const DEFAULT_BUS_POLL_MS = 5_000;
-/**
- * The least time between the starts of two reads while wake-ups keep coming (commits of this
- * process, NOTIFYs of the others): under load one read covers the commits of the gap instead of a
- * few each, every one a statement with its horizon. A wake-up after a quiet spell reads at once.
- */
-const READ_GAP_MS = 5;
 
 export interface JournalBusOptions {
   pollMs?: number;
@@ -122,7 +116,7 @@ export class JournalBus {
     return this.listeners.size;
   }
 
-  /** Reads everything past the high-water mark; concurrent triggers coalesce into one more read, a gap after. */
+  /** Reads everything past the high-water mark; triggers during a read coalesce into one more read after it. */
   pull(): Promise<void> {
     if (this.reading) {
       this.readAgain = true;
@@ -132,7 +126,6 @@ export class JournalBus {
       try {
         do {
           this.readAgain = false;
-          const started = performance.now();
           for (;;) {
             const page = await readEvents(this.database.db, { afterSeq: this.highWater, limit: PAGE });
             const batch = page.events;
@@ -147,8 +140,6 @@ export class JournalBus {
             this.settleMs = FIRST_SETTLE_MS;
             if (batch.length < PAGE) break;
           }
-          const wait = started + READ_GAP_MS - performance.now();
-          if (this.readAgain && !this.stopped && wait > 0) await sleep(wait);
         } while (this.readAgain);
       } catch (error) {
         this.logger.warn({ err: error }, 'journal bus read failed; the next notification or poll retries');
