@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { inject } from 'vitest';
 import type { Services } from '../../src/app/services.js';
-import type { McpServerStatus } from '../../src/bridge/mcp/connection.js';
+import type { McpServerStatus } from '../../src/bridge/mcp/connection-status.js';
 import { mcpConnections } from '../../src/bridge/mcp/tables.js';
 import type { ToolCallRow } from '../../src/calls/tables.js';
 import { admin, agent, approver, newRun, waitFor } from './lifecycle.js';

@@ -2,7 +2,7 @@ import { ToolType } from '../../calls/graphql/tool.js';
 import { actorOf } from '../../core/auth.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
 import { builder, scopes } from '../../graphql/builder.js';
-import type { McpServerStatus } from './connection.js';
+import type { McpServerStatus } from './connection-status.js';
 import { McpUserCredentialInput, McpUserCredentialType } from './credentials/graphql.js';
 import type { SyncChanges } from './registry-sync.js';
 import {

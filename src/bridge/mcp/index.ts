@@ -1,6 +1,6 @@
 /** MCP servers as other modules see them: configuration, this process's connections, the executor. */
 export { mcpCommands } from './cli.js';
-export { type ConnectionOptions, defaultConnectionOptions } from './connection.js';
+export { type ConnectionOptions, defaultConnectionOptions } from './connection-status.js';
 export type { CallerIdpTokens, IdpToken } from './credentials/caller-tokens.js';
 export { CredentialKeyRing } from './credentials/key-ring.js';
 export { type CredentialSettings, UpstreamCredentials } from './credentials/store.js';

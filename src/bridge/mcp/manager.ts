@@ -6,14 +6,13 @@ import type { Logger } from '../../core/logger.js';
 import type { Db } from '../../db/client.js';
 import type { JournalBus } from '../../journal/bus.js';
 import type { Invalidations } from '../../journal/invalidations.js';
+import { type ConnectionDeps, McpConnection } from './connection.js';
 import {
-  type ConnectionDeps,
   type ConnectionOptions,
   defaultConnectionOptions,
   idleStatus,
-  McpConnection,
   type McpServerStatus,
-} from './connection.js';
+} from './connection-status.js';
 import type { SyncChanges } from './registry-sync.js';
 import { McpRelays } from './relay.js';
 import type { McpServerConfig } from './rules/mcp-server.js';
