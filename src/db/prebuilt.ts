@@ -41,9 +41,9 @@ interface Preparable<R> {
  * each run, which was the larger part of the process's CPU per call after the database (issue
  * 30): here only the values are bound, and rows are mapped by Drizzle as before.
  */
-export function prebuilt<R, V extends Record<string, unknown>>(
+export function prebuilt<R>(
   build: (db: PgDatabase<never, never, never>) => Preparable<R>,
-): (executor: Executor, values: V) => Promise<R> {
+): (executor: Executor, values: Record<string, unknown>) => Promise<R> {
   let built: Built | undefined;
   return (executor, values) => {
     // Built at its first run, when every table it names is loaded. `prepare` on the keeping
