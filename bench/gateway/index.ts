@@ -10,7 +10,9 @@ import { openDatabase } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { httpClient } from '../lifecycle/api.js';
 import { adminPrincipal, noTool } from '../lifecycle/bench-tools.js';
-import { fmt, percentile, pool, report, type Timing } from '../lifecycle/measure.js';
+import { fmt, percentile, type Timing } from '../lifecycle/measure.js';
+import { ChildJobs } from '../support/child-jobs.js';
+import type { GatewayJob, Overhead } from './client-process.js';
 import { call, mcpClient, pendingCallId } from './clients.js';
 
 /**
@@ -28,6 +30,30 @@ import { call, mcpClient, pendingCallId } from './clients.js';
 const ROOT = resolve(import.meta.dirname, '../..');
 const SHARED = process.env.MCP_CONFORMANCE_DIR ?? resolve(ROOT, '../shared/peers/mcp-conformance');
 const WORKERS = 8;
+
+const sorted = (xs: number[]) => [...xs].sort((x, y) => x - y);
+const p50 = (xs: number[]) => percentile(sorted(xs), 50);
+const p99 = (xs: number[]) => percentile(sorted(xs), 99);
+
+/**
+ * A phase's timing with the server process's CPU per call over it (this process: the hosts are not
+ * in it), its warm-up calls counted too.
+ */
+async function serverCpu(
+  warmUp: number,
+  phase: () => Promise<Timing>,
+): Promise<{ value: Timing; cpuMs: number }> {
+  const before = process.cpuUsage();
+  const value = await phase();
+  const used = process.cpuUsage(before);
+  return { value, cpuMs: (used.user + used.system) / 1000 / (value.calls + warmUp) };
+}
+
+function report(label: string, timing: Timing, cpuMs: number): void {
+  process.stdout.write(
+    `${label.padEnd(40)} ${fmt(timing.rate).padStart(7)} calls/s   p50 ${fmt(timing.p50)} ms   p99 ${fmt(timing.p99)} ms   server CPU ${fmt(cpuMs)} ms a call\n`,
+  );
+}
 
 export async function main(args: string[]): Promise<void> {
   const calls = Number(args[0] ?? 500);
@@ -89,77 +115,56 @@ export async function main(args: string[]): Promise<void> {
     process.stdout.write(
       `gateway benchmark on ${database.driver}, ${cpus().length} cores, ${new Date().toISOString()}\n` +
         `sizes: ${calls} calls per figure (${WORKERS} workers for calls/s), ${decisions} decisions\n` +
-        'client, server and reference server share this machine; figures from one run are noisy\n\n',
+        'the hosts of (a) and (b) run in a process of their own; server, hosts and reference server share this machine\n\n',
     );
 
-    // (a) one call through the gateway vs directly, alternated so drift hits both alike.
-    const direct = await mcpClient(refUrl);
-    const through = await mcpClient(`${origin}/mcp/ref`, upstreamToken);
-    const ms = { direct: [] as number[], through: [] as number[] };
-    for (let i = 0; i < 20; i += 1)
-      await Promise.all([call(direct, 'test_simple_text'), call(through, 'test_simple_text')]);
-    for (let i = 0; i < calls; i += 1)
-      for (const [side, client] of [
-        ['direct', direct],
-        ['through', through],
-      ] as const) {
-        const began = performance.now();
-        await call(client, 'test_simple_text');
-        ms[side].push(performance.now() - began);
-      }
-    const p50 = (xs: number[]) =>
-      percentile(
-        [...xs].sort((x, y) => x - y),
-        50,
+    const hostsProcess = await ChildJobs.open<GatewayJob>(
+      new URL('./client-process.ts', import.meta.url),
+      [],
+      'bench hosts',
+    );
+    try {
+      // (a) one call through the gateway vs directly, alternated in the hosts' process.
+      const ms = await hostsProcess.send<Overhead>({
+        type: 'overhead',
+        directUrl: refUrl,
+        throughUrl: `${origin}/mcp/ref`,
+        token: upstreamToken,
+        warmUp: 20,
+        calls,
+      });
+      process.stdout.write('(a) test_simple_text, sequential\n');
+      process.stdout.write(
+        `  directly to the reference server        p50 ${fmt(p50(ms.direct))} ms   p99 ${fmt(p99(ms.direct))} ms\n`,
       );
-    const p99 = (xs: number[]) =>
-      percentile(
-        [...xs].sort((x, y) => x - y),
-        99,
+      process.stdout.write(
+        `  through /mcp/ref                        p50 ${fmt(p50(ms.through))} ms   p99 ${fmt(p99(ms.through))} ms\n`,
       );
-    process.stdout.write('(a) test_simple_text, sequential\n');
-    process.stdout.write(
-      `  directly to the reference server        p50 ${fmt(p50(ms.direct))} ms   p99 ${fmt(p99(ms.direct))} ms\n`,
-    );
-    process.stdout.write(
-      `  through /mcp/ref                        p50 ${fmt(p50(ms.through))} ms   p99 ${fmt(p99(ms.through))} ms\n`,
-    );
-    process.stdout.write(
-      `  overhead p50 ${fmt(p50(ms.through) - p50(ms.direct))} ms (target ≤ 5 ms; baseline: the direct call)\n\n`,
-    );
-    await Promise.allSettled([direct.close(), through.close()]);
+      process.stdout.write(
+        `  overhead p50 ${fmt(p50(ms.through) - p50(ms.direct))} ms (target ≤ 5 ms; baseline: the direct call)\n\n`,
+      );
 
-    // (b) the no-op through /mcp, one session per worker, vs requestToolCall on a run per worker.
-    process.stdout.write(`(b) bench.noop, ${WORKERS} concurrent callers\n`);
-    const hosts = await Promise.all(
-      Array.from({ length: WORKERS }, () => mcpClient(`${origin}/mcp`, agent.secret)),
-    );
-    await pool(WORKERS * 5, WORKERS, (_i, w) => call(hosts[w]!, 'bench__noop'));
-    const viaMcp: Timing = report(
-      '  through /mcp (tools/call)',
-      await pool(calls, WORKERS, (_i, w) => call(hosts[w]!, 'bench__noop')),
-    );
-    const gql = httpClient(`${origin}/graphql`, agent.secret);
-    const runs = await Promise.all(
-      Array.from(
-        { length: WORKERS },
-        async () =>
-          (await gql('mutation { createRun(input: { profileId: "bench" }) { id status } }')).createRun!.id,
-      ),
-    );
-    const REQUEST =
-      'mutation ($runId: ID!) { requestToolCall(input: { runId: $runId, name: "bench.noop" }) { id status } }';
-    const viaGraphql = report(
-      '  GraphQL requestToolCall (baseline)',
-      await pool(calls, WORKERS, (_i, w) => gql(REQUEST, { runId: runs[w] })),
-    );
-    process.stdout.write(
-      `  /mcp ${fmt(viaMcp.rate)} calls/s (target ≥ 250 on 2 cores; baselines: GraphQL above, ${fmt((viaMcp.rate / viaGraphql.rate) * 100)} % of it; IBM ContextForge 250–400 per pod with 16–24 workers)\n\n`,
-    );
+      // (b) the no-op through /mcp, one session per worker, vs requestToolCall on a run per worker.
+      process.stdout.write(`(b) bench.noop, ${WORKERS} concurrent callers\n`);
+      const job = { token: agent.secret, workers: WORKERS, warmUp: WORKERS * 5, calls };
+      const viaMcp = await serverCpu(job.warmUp, () =>
+        hostsProcess.send<Timing>({ type: 'mcp', url: `${origin}/mcp`, ...job }),
+      );
+      report('  through /mcp (tools/call)', viaMcp.value, viaMcp.cpuMs);
+      const viaGraphql = await serverCpu(job.warmUp, () =>
+        hostsProcess.send<Timing>({ type: 'graphql', endpoint: `${origin}/graphql`, ...job }),
+      );
+      report('  GraphQL requestToolCall (baseline)', viaGraphql.value, viaGraphql.cpuMs);
+      process.stdout.write(
+        `  /mcp ${fmt(viaMcp.value.rate)} calls/s (target ≥ 250 on 2 cores; baselines: GraphQL above, ${fmt((viaMcp.value.rate / viaGraphql.value.rate) * 100)} % of it; IBM ContextForge 250–400 per pod with 16–24 workers)\n\n`,
+      );
+    } finally {
+      hostsProcess.close();
+    }
 
     // (c) a held tools/call answered: approve's send → the call's answer.
     const waits: number[] = [];
-    const host = hosts[0]!;
+    const host = await mcpClient(`${origin}/mcp`, agent.secret);
     for (let marker = 0; marker < decisions; marker += 1) {
       const held = call(host, 'bench__ask', { marker });
       const id = await pendingCallId(approver, marker);
@@ -173,7 +178,7 @@ export async function main(args: string[]): Promise<void> {
     process.stdout.write(
       `  p50 ${fmt(p50(waits))} ms   p99 ${fmt(p99(waits))} ms (target p99 ≤ 100 ms; baseline: Temporal Cloud's signal p99 91 ms)\n`,
     );
-    await Promise.allSettled(hosts.map((h) => h.close()));
+    await host.close();
   } finally {
     await server.close();
     await services.stop();

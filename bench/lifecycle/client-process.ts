@@ -1,3 +1,4 @@
+import { serveJobs } from '../support/child-jobs.js';
 import { approvedRoundTrip, autoApprovedCall, createRun, httpClient, RunFollower } from './api.js';
 import { pool, type Timing } from './measure.js';
 
@@ -11,8 +12,6 @@ export type ClientJob =
   | { type: 'runs'; n: number; follow: boolean }
   | { type: 'auto' | 'approved'; n: number; workers: number; runIds: string[] }
   | { type: 'unfollow' };
-
-export type ClientAnswer = { id: number; value: string[] | Timing | null } | { id: number; error: string };
 
 const [endpoint, agentSecret, approverSecret] = process.argv.slice(2) as [string, string, string];
 const agent = httpClient(endpoint, agentSecret);
@@ -46,14 +45,4 @@ async function perform(job: ClientJob): Promise<string[] | Timing | null> {
   }
 }
 
-process.on('message', (message: { id: number; job: ClientJob }) => {
-  perform(message.job).then(
-    (value) => process.send!({ id: message.id, value } satisfies ClientAnswer),
-    (error: unknown) =>
-      process.send!({
-        id: message.id,
-        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-      } satisfies ClientAnswer),
-  );
-});
-process.send!({ id: 0, value: null } satisfies ClientAnswer);
+serveJobs(perform);
