@@ -13,8 +13,10 @@ import type { Logger } from '../../core/logger.js';
 import { patternMatches } from '../../core/policy-pattern.js';
 import type { IdentityService } from '../identity/index.js';
 import type { TokenWatch } from '../tokens/index.js';
+import { answerDirectly, answeredDirectly } from './direct-answer.js';
+import { jsonRpcError } from './http-errors.js';
 import type { ListChanged } from './list-changed.js';
-import { gatewayServer } from './mcp-server.js';
+import { gatewayHandlers, gatewayServer } from './mcp-server.js';
 import { checkOrigin } from './rules/origin.js';
 import { type GatewayContext, GatewaySessions } from './sessions.js';
 import { type UpstreamServerDeps, upstreamServer, watchUpstream } from './upstream-server.js';
@@ -37,13 +39,6 @@ export interface GatewayHttpDeps extends Omit<UpstreamServerDeps, 'consoleUrl'> 
 
 const METADATA_PATHS = ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'];
 
-function jsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers = {}) {
-  if (res.headersSent) return;
-  res
-    .writeHead(status, { 'content-type': 'application/json', ...headers })
-    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-}
-
 function bearer(value: string | undefined): string | null {
   const match = value ? /^Bearer\s+(\S+)$/i.exec(value.trim()) : null;
   return match ? match[1]! : null;
@@ -63,8 +58,9 @@ async function readBody(req: IncomingMessage, max: number): Promise<string | nul
 
 /**
  * The gateway's HTTP face: `/mcp` (and, through `upstream`, `/mcp/<server>`) over Streamable HTTP,
- * and the RFC 9728 resource metadata. Each request gets a fresh SDK server and transport; what a
- * later request needs (the session, its run) is in Postgres, so any process answers any request.
+ * and the RFC 9728 resource metadata. /mcp's tools/list and tools/call are answered directly
+ * (direct-answer.ts); every other request gets a fresh SDK server and transport. What a later request
+ * needs (the session, its run) is in Postgres, so any process answers any request.
  */
 export class GatewayHttp {
   constructor(
@@ -258,6 +254,13 @@ export class GatewayHttp {
       ...this.deps,
       consoleUrl: (id: string) => `${base}/console/#/calls/${id}`,
     };
+    if (server === '' && req.method === 'POST' && answeredDirectly(body)) {
+      res.once('close', () => {
+        release();
+        ended.abort('the host closed the request');
+      });
+      return answerDirectly(req, res, body, gatewayHandlers(deps, ctx, ended.signal), ended.signal);
+    }
     const mcp =
       server === '' ? gatewayServer(deps, ctx, ended.signal) : upstreamServer(deps, ctx, ended.signal);
     if (!mcp) {

@@ -1,17 +1,21 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
+  type CallToolRequest,
   CallToolRequestSchema,
+  type ElicitRequestURLParams,
   ElicitResultSchema,
   ErrorCode,
   ListToolsRequestSchema,
+  type ListToolsResult,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/index.js';
 import type { PolicyService, RegistryService } from '../../calls/index.js';
 import type { GatewayCalls, Held } from './calls.js';
-import { progressOf } from './progress.js';
+import { type HostNotifier, progressOf } from './progress.js';
 import { registryNameOf } from './rules/names.js';
+import type { McpToolResult } from './rules/results.js';
 import type { GatewayContext } from './sessions.js';
 import {
   AWAIT_TOOL,
@@ -65,56 +69,49 @@ async function calledTool(
   return name ? { name, mayAsk: visible.asking.has(name) } : null;
 }
 
-/**
- * The low-level SDK server of one HTTP request to /mcp: its handlers read the request's context
- * (token, profile, session) and keep nothing between requests.
- */
-export function gatewayServer(deps: GatewayServerDeps, ctx: GatewayContext, ended: AbortSignal): Server {
-  const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: true }, logging: {} },
-    jsonSchemaValidator: SCHEMA_VALIDATOR,
-    instructions:
-      'Tools governed by Agent Tool System: a call may wait for a person to approve it. A pending answer says so; call the same tool again with the same arguments to get its outcome.',
-  });
-  const context = { userId: ctx.principal.userId, profileId: ctx.profileId };
+/** What a handler of /mcp needs of the host request it answers, whoever carries it (SDK server or direct-answer.ts). */
+export interface HostRequest extends HostNotifier {
+  signal: AbortSignal;
+  /** Offers a URL elicitation; the host's answer, if any, arrives as a request of its own, maybe to another process. */
+  elicit: (params: ElicitRequestURLParams) => void;
+}
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
+export type GatewayHandlers = ReturnType<typeof gatewayHandlers>;
+
+/**
+ * The handlers of /mcp's tools/list and tools/call for one HTTP request: they read the request's
+ * context (token, profile, session) and keep nothing between requests.
+ */
+export function gatewayHandlers(deps: GatewayServerDeps, ctx: GatewayContext, ended: AbortSignal) {
+  const context = { userId: ctx.principal.userId, profileId: ctx.profileId };
+  const elicitation = ctx.session?.clientCapabilities.elicitation as { url?: unknown } | undefined;
+
+  const listTools = async (): Promise<ListToolsResult> => {
     const visible = await visibleTools(deps.policy, context);
     const tools = [...visible.advertised.byAdvertised].map(([advertised, name]) =>
       mcpToolOf(advertised, visible.specs.get(name)!),
     );
     return { tools: [...tools, awaitToolDefinition] };
-  });
+  };
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const called = request.params.name;
-    const args = request.params.arguments ?? {};
-    const signal = AbortSignal.any([extra.signal, ended]);
-    const elicitation = ctx.session?.clientCapabilities.elicitation as { url?: unknown } | undefined;
+  const callTool = async (params: CallToolRequest['params'], host: HostRequest): Promise<McpToolResult> => {
+    const called = params.name;
+    const args = params.arguments ?? {};
     const held: Held = {
-      signal,
+      signal: AbortSignal.any([host.signal, ended]),
       consoleUrl: deps.consoleUrl,
       advertised: called,
       awaitTool: AWAIT_TOOL_ADVERTISED,
-      ...progressOf(request.params._meta?.progressToken, extra),
-      // Offered, not awaited: the host's answer comes back as a request of its own, maybe to another process.
+      ...progressOf(params._meta?.progressToken, host),
       ...(elicitation?.url
         ? {
             waiting: (callId: string, url: string) =>
-              void extra
-                .sendRequest(
-                  {
-                    method: 'elicitation/create',
-                    params: {
-                      mode: 'url',
-                      elicitationId: callId,
-                      url,
-                      message: 'A tool call is waiting for your approval. Open the console to decide it.',
-                    },
-                  },
-                  ElicitResultSchema,
-                )
-                .catch(() => {}),
+              host.elicit({
+                mode: 'url',
+                elicitationId: callId,
+                url,
+                message: 'A tool call is waiting for your approval. Open the console to decide it.',
+              }),
           }
         : {}),
     };
@@ -126,6 +123,30 @@ export function gatewayServer(deps: GatewayServerDeps, ctx: GatewayContext, ende
     const tool = await calledTool(deps, context, called);
     if (!tool) throw unknownTool(called);
     return deps.calls.call(ctx, tool.name, args, held, tool);
+  };
+
+  return { listTools, callTool };
+}
+
+export const GATEWAY_INSTRUCTIONS =
+  'Tools governed by Agent Tool System: a call may wait for a person to approve it. A pending answer says so; call the same tool again with the same arguments to get its outcome.';
+
+/** The low-level SDK server of one HTTP request to /mcp, for every method the direct answer leaves to it. */
+export function gatewayServer(deps: GatewayServerDeps, ctx: GatewayContext, ended: AbortSignal): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: true }, logging: {} },
+    jsonSchemaValidator: SCHEMA_VALIDATOR,
+    instructions: GATEWAY_INSTRUCTIONS,
   });
+  const handlers = gatewayHandlers(deps, ctx, ended);
+  server.setRequestHandler(ListToolsRequestSchema, handlers.listTools);
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    handlers.callTool(request.params, {
+      signal: extra.signal,
+      sendNotification: extra.sendNotification,
+      elicit: (params) =>
+        void extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema).catch(() => {}),
+    }),
+  );
   return server;
 }

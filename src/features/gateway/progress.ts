@@ -3,7 +3,8 @@ import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sd
 import type { RelayedProgress } from '../../bridge/mcp/index.js';
 import type { Held } from './calls.js';
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** What progress needs of a host request: the SDK's handler extra, or the direct answer's stream (direct-answer.ts). */
+export type HostNotifier = Pick<RequestHandlerExtra<ServerRequest, ServerNotification>, 'sendNotification'>;
 
 /**
  * The `notifications/progress` of one host request that carried a progressToken: the gateway's
@@ -19,7 +20,7 @@ export class HostProgress {
 
   constructor(
     private readonly progressToken: string | number,
-    private readonly extra: Extra,
+    private readonly extra: HostNotifier,
   ) {}
 
   waiting(message: string): void {
@@ -45,7 +46,10 @@ export class HostProgress {
 }
 
 /** A held call's waiting notifications, when the request carried a progressToken; nothing otherwise. */
-export function progressOf(progressToken: string | number | undefined, extra: Extra): Pick<Held, 'progress'> {
+export function progressOf(
+  progressToken: string | number | undefined,
+  extra: HostNotifier,
+): Pick<Held, 'progress'> {
   if (progressToken === undefined) return {};
   const progress = new HostProgress(progressToken, extra);
   return { progress: (message: string) => progress.waiting(message) };
