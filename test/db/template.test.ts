@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runMigrations } from '../../src/db/migrate.js';
+import { openDatabase } from '../../src/db/client.js';
+import { holdsNewestMigration, runMigrations } from '../../src/db/migrate.js';
 import { openPgliteData, writePgliteTemplate } from '../../src/db/template.js';
 
 /** PGlite only (no server), so this runs in the unit project; one template is made for the file. */
@@ -51,6 +52,31 @@ describe('a fresh PGlite data directory', () => {
       expect(rows).toEqual([{ name: 'kept' }]);
     } finally {
       await second.close();
+    }
+  });
+});
+
+describe('the migrations check at start', () => {
+  test('finds a copy of the template up to date, and not one whose record is older than the newest migration', async () => {
+    const database = await openPgliteData(join(dir, 'behind'), template);
+    try {
+      expect(await holdsNewestMigration(database.db)).toBe(true);
+      await database.db.execute(
+        sql`update drizzle.__drizzle_migrations set created_at = created_at - 1
+            where created_at = (select max(created_at) from drizzle.__drizzle_migrations)`,
+      );
+      expect(await holdsNewestMigration(database.db)).toBe(false);
+    } finally {
+      await database.close();
+    }
+  });
+
+  test('finds a database that was never migrated not up to date', async () => {
+    const database = await openDatabase({ driver: 'pglite' });
+    try {
+      expect(await holdsNewestMigration(database.db)).toBe(false);
+    } finally {
+      await database.close();
     }
   });
 });
