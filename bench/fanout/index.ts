@@ -42,14 +42,14 @@ async function measure(backend: Backend, subscribers: number): Promise<Figures> 
   const slowEvents = env('SLOW_EVENTS', 100);
   // The server's CPU per event (this process: server, bus and writer; PGlite's queries too) and its
   // longest GC pause, which the lag's tail may be made of.
-  const gc = longestGcPause();
+  const gc = watchGc();
   const cpu0 = process.cpuUsage();
   await writeAtRate(database, 'slow', slowEvents, 10);
   const slow = await fleet.settle('slow', slowEvents);
   const cpu = process.cpuUsage(cpu0);
-  const gcMax = gc.stop();
+  const gcTime = gc.stop();
   process.stdout.write(
-    `10 events/s, ${slowEvents} events: lag p50 ${fmt(slow.p50)} ms, p99 ${fmt(slow.p99)} ms, max ${fmt(slow.max)} ms, lost ${lost(slow, slowEvents, subscribers)}; server CPU ${fmt((cpu.user + cpu.system) / 1000 / slowEvents)} ms an event, longest GC pause ${fmt(gcMax)} ms\n`,
+    `10 events/s, ${slowEvents} events: lag p50 ${fmt(slow.p50)} ms, p99 ${fmt(slow.p99)} ms, max ${fmt(slow.max)} ms, lost ${lost(slow, slowEvents, subscribers)}; server CPU ${fmt((cpu.user + cpu.system) / 1000 / slowEvents)} ms an event, GC ${fmt(gcTime.total / slowEvents)} ms an event, longest pause ${fmt(gcTime.longest)} ms\n`,
   );
 
   const fastEvents = env('FAST_EVENTS', 200);
@@ -95,17 +95,21 @@ async function measureReplay(backend: Backend, events: number): Promise<number> 
   return perSecond;
 }
 
-/** The longest garbage collection pause from now until `stop()`, in ms. */
-function longestGcPause() {
+/** Garbage collection from now until `stop()`: its longest pause and its total, in ms. */
+function watchGc() {
   let longest = 0;
+  let total = 0;
   const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) longest = Math.max(longest, entry.duration);
+    for (const entry of list.getEntries()) {
+      longest = Math.max(longest, entry.duration);
+      total += entry.duration;
+    }
   });
   observer.observe({ entryTypes: ['gc'] });
   return {
     stop() {
       observer.disconnect();
-      return longest;
+      return { longest, total };
     },
   };
 }
