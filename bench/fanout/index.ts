@@ -85,7 +85,8 @@ async function measureReplay(backend: Backend, events: number): Promise<number> 
     await database.db.execute(sql`select max(seq)::text as seq from journal_events`),
   );
   await writeHistory(database, events);
-  const replayer = await Fleet.open(backend.endpoint.replace('http', 'ws'), backend.adminSecret, 0, 1, 30_000);
+  const ws = backend.endpoint.replace('http', 'ws');
+  const replayer = await Fleet.open(ws, backend.adminSecret, 0, 1, 30_000);
   const replay = await replayer.replay(BigInt(start?.seq ?? 0), events, 600_000);
   replayer.close();
   const perSecond = events / replay.seconds;
