@@ -1,5 +1,5 @@
 import { cpus } from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/db/tx.js';
 import { fmt, settle } from '../lifecycle/measure.js';
@@ -16,7 +16,8 @@ interface Figures {
   slow: PhaseReport & { events: number };
   fast: PhaseReport & { events: number; writeRate: number; deliveriesPerSecond: number };
   replayPerSecond: number;
-  ceiling: Ceiling;
+  /** Null when skipped (`CEILING_SECONDS=0`). */
+  ceiling: Ceiling | null;
 }
 
 const lost = (report: PhaseReport, events: number, subscribers: number) =>
@@ -29,17 +30,7 @@ async function measure(backend: Backend, subscribers: number): Promise<Figures> 
   process.stdout.write(`\n== ${backend.label} (${version!.v.split(' on ')[0]})\n`);
 
   const replayN = env('REPLAY_N', 100_000);
-  const [start] = rowsOf<{ seq: string | null }>(
-    await database.db.execute(sql`select max(seq)::text as seq from journal_events`),
-  );
-  await writeHistory(database, replayN);
-  const replayer = await Fleet.open(ws, backend.adminSecret, 0, 1, 30_000);
-  const replay = await replayer.replay(BigInt(start?.seq ?? 0), replayN, 600_000);
-  replayer.close();
-  const replayPerSecond = replayN / replay.seconds;
-  process.stdout.write(
-    `replay: a subscriber resuming ${replayN} events back got them in ${fmt(replay.seconds)} s: ${fmt(replayPerSecond)} events/s\n`,
-  );
+  const replayPerSecond = replayN > 0 ? await measureReplay(backend, replayN) : Number.NaN;
 
   const before = (await settle()).rss;
   const fleet = await Fleet.open(ws, backend.adminSecret, subscribers, env('FANOUT_PROCESSES', 2), 120_000);
@@ -49,10 +40,16 @@ async function measure(backend: Backend, subscribers: number): Promise<Figures> 
   );
 
   const slowEvents = env('SLOW_EVENTS', 100);
+  // The server's CPU per event (this process: server, bus and writer; PGlite's queries too) and its
+  // longest GC pause, which the lag's tail may be made of.
+  const gc = watchGc();
+  const cpu0 = process.cpuUsage();
   await writeAtRate(database, 'slow', slowEvents, 10);
   const slow = await fleet.settle('slow', slowEvents);
+  const cpu = process.cpuUsage(cpu0);
+  const gcTime = gc.stop();
   process.stdout.write(
-    `10 events/s, ${slowEvents} events: lag p50 ${fmt(slow.p50)} ms, p99 ${fmt(slow.p99)} ms, max ${fmt(slow.max)} ms, lost ${lost(slow, slowEvents, subscribers)}\n`,
+    `10 events/s, ${slowEvents} events: lag p50 ${fmt(slow.p50)} ms, p99 ${fmt(slow.p99)} ms, max ${fmt(slow.max)} ms, lost ${lost(slow, slowEvents, subscribers)}; server CPU ${fmt((cpu.user + cpu.system) / 1000 / slowEvents)} ms an event, GC ${fmt(gcTime.total / slowEvents)} ms an event, longest pause ${fmt(gcTime.longest)} ms\n`,
   );
 
   const fastEvents = env('FAST_EVENTS', 200);
@@ -70,7 +67,7 @@ async function measure(backend: Backend, subscribers: number): Promise<Figures> 
   );
   fleet.close();
 
-  const ceiling = await reportCeiling(backend);
+  const ceiling = env('CEILING_SECONDS', 5) > 0 ? await reportCeiling(backend) : null;
   return {
     label: backend.label,
     rssPerSubscriptionKiB,
@@ -78,6 +75,43 @@ async function measure(backend: Backend, subscribers: number): Promise<Figures> 
     fast: { ...fastReport, events: fastEvents, writeRate: written.perSecond, deliveriesPerSecond },
     replayPerSecond,
     ceiling,
+  };
+}
+
+/** A subscriber resuming `events` events back, after they were appended: events/s to the last. */
+async function measureReplay(backend: Backend, events: number): Promise<number> {
+  const { database } = backend;
+  const [start] = rowsOf<{ seq: string | null }>(
+    await database.db.execute(sql`select max(seq)::text as seq from journal_events`),
+  );
+  await writeHistory(database, events);
+  const ws = backend.endpoint.replace('http', 'ws');
+  const replayer = await Fleet.open(ws, backend.adminSecret, 0, 1, 30_000);
+  const replay = await replayer.replay(BigInt(start?.seq ?? 0), events, 600_000);
+  replayer.close();
+  const perSecond = events / replay.seconds;
+  process.stdout.write(
+    `replay: a subscriber resuming ${events} events back got them in ${fmt(replay.seconds)} s: ${fmt(perSecond)} events/s\n`,
+  );
+  return perSecond;
+}
+
+/** Garbage collection from now until `stop()`: its longest pause and its total, in ms. */
+function watchGc() {
+  let longest = 0;
+  let total = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      longest = Math.max(longest, entry.duration);
+      total += entry.duration;
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    stop() {
+      observer.disconnect();
+      return { longest, total };
+    },
   };
 }
 
@@ -115,10 +149,10 @@ function printTargets(all: Figures[], subscribers: number) {
   );
   row('RSS per idle subscription (KiB)', '<= 30', (f) => fmt(f.rssPerSubscriptionKiB));
   row('replay, 100,000 events back (events/s)', '>= 20,000', (f) => fmt(f.replayPerSecond));
-  row(`appends/s, ${WRITERS} writers`, '>= 5,000', (f) => fmt(f.ceiling.appends.perSecond));
-  row('same + NOTIFY into a plain table (/s)', '', (f) => fmt(f.ceiling.floor.perSecond));
-  row('one-row insert, no NOTIFY (/s)', '', (f) => fmt(f.ceiling.plain.perSecond));
-  row(`calls/s, ${WRITERS} agents`, '', (f) => fmt(f.ceiling.callsPerSecond));
+  row(`appends/s, ${WRITERS} writers`, '>= 5,000', (f) => fmt(f.ceiling?.appends.perSecond ?? Number.NaN));
+  row('same + NOTIFY into a plain table (/s)', '', (f) => fmt(f.ceiling?.floor.perSecond ?? Number.NaN));
+  row('one-row insert, no NOTIFY (/s)', '', (f) => fmt(f.ceiling?.plain.perSecond ?? Number.NaN));
+  row(`calls/s, ${WRITERS} agents`, '', (f) => fmt(f.ceiling?.callsPerSecond ?? Number.NaN));
 }
 
 /**

@@ -39,14 +39,12 @@ const send = (message: unknown) => process.send!(message);
 const client = (connectionParams: Record<string, string>) =>
   createClient({ url: url!, webSocketImpl: WebSocket, connectionParams, lazy: false, retryAttempts: 0 });
 
-let ready = 0;
-if (count === 0) send({ type: 'ready' });
-for (let i = 0; i < count; i += 1) {
+/** Sockets opened at once: a thousand handshakes in one go on a loaded host outlast the fleet's timeout. */
+const WAVE = 50;
+
+function open(i: number): Promise<void> {
   const c = client({ authorization: `Bearer ${token}` });
-  c.on('connected', () => {
-    ready += 1;
-    if (ready === count) send({ type: 'ready' });
-  });
+  const connected = new Promise<void>((resolve) => c.on('connected', () => resolve()));
   c.subscribe(
     { query: 'subscription { journalEvents { seq payload } }' },
     {
@@ -67,7 +65,14 @@ for (let i = 0; i < count; i += 1) {
       complete: () => {},
     },
   );
+  return connected;
 }
+
+void (async () => {
+  for (let i = 0; i < count; i += WAVE)
+    await Promise.all(Array.from({ length: Math.min(WAVE, count - i) }, (_, j) => open(i + j)));
+  send({ type: 'ready' });
+})();
 
 /** Counts the events a fresh subscriber resuming after `afterSeq` receives until it has `expected`. */
 function replay(afterSeq: string, expected: number) {

@@ -221,11 +221,13 @@ export function createAppServer(services: Services, options: AppServerOptions = 
         ctx.extra.socket.close(4403, Buffer.from(reason).subarray(0, 123).toString());
         return false;
       },
-      onSubscribe: async (ctx, _id, params) => {
+      onSubscribe: async (ctx, id, params) => {
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
           req: ctx.extra.request,
           socket: ctx.extra.socket,
+          // With the socket, lets a shared subscription write its events itself (src/graphql/shared-results.ts).
+          subscriptionId: id,
           params,
           connectionParams: ctx.connectionParams,
         });

@@ -20,8 +20,14 @@ const SHARED_FIELDS = new Set(['journalEvents']);
 
 type Result = ExecutionResult | Promise<ExecutionResult>;
 
+/** An event's result for one sharing key, and its graphql-ws `next` payload once serialized. */
+interface Shared {
+  result: Result;
+  json: string | null;
+}
+
 /** Per source event, the results already executed for it, by sharing key; gone with the event. */
-const resultsOf = new WeakMap<object, Map<string, Result>>();
+const resultsOf = new WeakMap<object, Map<string, Shared>>();
 const documentIds = new WeakMap<DocumentNode, number>();
 let nextDocumentId = 0;
 
@@ -69,20 +75,24 @@ function sharedResults(
 ): AsyncIterableIterator<ExecutionResult> {
   const iterator = source[Symbol.asyncIterator]();
   const operation = getOperationAST(args.document, args.operationName)!;
-  const resultOf = (event: unknown): Result => {
-    if (typeof event !== 'object' || event === null) return execute({ ...args, rootValue: event });
+  const sharedOf = (event: object): Shared => {
     let results = resultsOf.get(event);
     if (!results) {
       results = new Map();
       resultsOf.set(event, results);
     }
-    let result = results.get(key);
-    if (!result) {
-      result = execute({ ...args, rootValue: event });
-      results.set(key, result);
+    let shared = results.get(key);
+    if (!shared) {
+      shared = { result: execute({ ...args, rootValue: event }), json: null };
+      results.set(key, shared);
     }
-    return result;
+    return shared;
   };
+  const resultOf = (event: unknown): Result =>
+    typeof event === 'object' && event !== null
+      ? sharedOf(event).result
+      : execute({ ...args, rootValue: event });
+  divertToSocket(source, args.contextValue as SocketContext, sharedOf);
   return {
     [Symbol.asyncIterator]() {
       return this;
@@ -108,6 +118,48 @@ function sharedResults(
       throw error;
     },
   };
+}
+
+/** A graphql-ws subscription's socket and id, as server.ts puts them in the context. */
+interface SocketContext {
+  socket?: { readonly readyState: number; readonly bufferedAmount: number; send(data: string): void };
+  subscriptionId?: string;
+}
+
+/** A stream that can hand its values to a sink instead of its reader (the journal's Feed). */
+interface Divertible {
+  divert(sink: (value: object) => boolean): void;
+}
+
+const OPEN = 1;
+/**
+ * Bytes a socket may hold unsent before its events go the reader's way again, which waits for each
+ * write: a slow client then backs up into its subscription's bounded queue, as without the sink.
+ */
+const SOCKET_BACKLOG = 64 * 1024;
+
+/**
+ * Over graphql-ws, a shared subscription's events skip the per-subscriber path (the iterators of
+ * every plugin, graphql-ws's message building and its wait for each write): the `next` payload is
+ * serialized once per event and sharing key and written to each socket with its subscription id.
+ * A result with errors, or one still executing, takes the ordinary path, whose plugins mask errors.
+ */
+function divertToSocket(source: unknown, context: SocketContext, sharedOf: (event: object) => Shared): void {
+  const { socket, subscriptionId } = context;
+  if (!socket || subscriptionId === undefined || typeof (source as Partial<Divertible>).divert !== 'function')
+    return;
+  const head = `{"id":${JSON.stringify(subscriptionId)},"type":"next","payload":`;
+  (source as Divertible).divert((event) => {
+    if (socket.bufferedAmount > SOCKET_BACKLOG) return false;
+    const shared = sharedOf(event);
+    if (shared.json === null) {
+      if (shared.result instanceof Promise || shared.result.errors) return false;
+      shared.json = JSON.stringify(shared.result);
+    }
+    // As graphql-ws does for a socket already closing: the message is dropped.
+    if (socket.readyState === OPEN) socket.send(`${head}${shared.json}}`);
+    return true;
+  });
 }
 
 /** Executes a shared subscription's events once for all subscribers with the same sharing key. */

@@ -13,6 +13,7 @@ export class Feed<T> implements AsyncIterableIterator<T> {
   private ended = false;
   private drainedNow: (() => void) | null = null;
   private readonly closers: Array<() => void> = [];
+  private sink: ((value: T) => boolean) | null = null;
 
   /**
    * @param limit unread values beyond which the reader is too slow: the feed fails with `overflow()`
@@ -36,8 +37,19 @@ export class Feed<T> implements AsyncIterableIterator<T> {
     return this.queue.length - this.head;
   }
 
+  /**
+   * Hands later values straight to `sink` instead of the reader, while the reader waits with
+   * nothing unread: a read is asked for only once the values before it are through the reader's
+   * whole path, so a value the sink takes goes out after them. A sink that declines (returns
+   * false: its transport is backed up) leaves the value, and those after it, to the reader.
+   */
+  divert(sink: (value: T) => boolean): void {
+    this.sink = sink;
+  }
+
   push(value: T): void {
     if (this.ended || this.error !== null) return;
+    if (this.sink && this.waiting.length > 0 && this.head === this.queue.length && this.sink(value)) return;
     const read = this.waiting.shift();
     if (read) {
       read.resolve({ value, done: false });
@@ -120,6 +132,7 @@ export class Feed<T> implements AsyncIterableIterator<T> {
   private close(): void {
     if (this.ended) return;
     this.ended = true;
+    this.sink = null;
     this.queue = [];
     this.head = 0;
     this.emptied();

@@ -65,3 +65,29 @@ describe('journalEvents executed once for subscribers of the same document and s
     for (const got of viewers) expect(got).toEqual(stored.filter((e) => e.runId === alice.id));
   });
 });
+
+describe('journalEvents over graphql-ws, written once per event and sharing key', () => {
+  test('two subscriptions of one document on one socket each get every event once, under their own id', async ({
+    services,
+    serve,
+  }) => {
+    const url = await serve();
+    await allow(services);
+    const run = await runFor(services, 'alice');
+    const { secret } = await services.tokens.create({ name: 'all', role: 'ADMIN' });
+    const { seq } = (await services.journal.read({ afterSeq: 0n, limit: 1000 })).at(-1)!;
+    const client = wsClient(url, { authorization: `Bearer ${secret}` });
+    const [first, second] = [collect(client, seq.toString()), collect(client, seq.toString())];
+    await services.calls.request({ runId: run.id, name: 'test.noop' }, admin);
+    await waitFor(async () => [first, second].every((got) => got.length >= 3) || null);
+    await services.calls.request({ runId: run.id, name: 'test.noop' }, admin);
+    await waitFor(async () => [first, second].every((got) => got.length >= 6) || null);
+
+    const stored = (await services.journal.read({ afterSeq: seq, limit: 1000 })).map((e) => e.seq.toString());
+    expect(stored).toHaveLength(6);
+    expect({ first: first.map((e) => e.seq), second: second.map((e) => e.seq) }).toEqual({
+      first: stored,
+      second: stored,
+    });
+  });
+});

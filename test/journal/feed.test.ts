@@ -52,3 +52,45 @@ describe('a subscriber feed', () => {
     });
   });
 });
+
+describe('a feed diverted to a sink', () => {
+  test('values go to the sink only while a read waits with nothing unread, so none overtakes one read before it', async () => {
+    const feed = new Feed<number>(10, tooSlow);
+    const sunk: number[] = [];
+    let accepting = true;
+    feed.divert((n) => {
+      if (accepting) sunk.push(n);
+      return accepting;
+    });
+    feed.push(1);
+    feed.push(2);
+    expect(await feed.next()).toEqual({ value: 1, done: false });
+    expect(await feed.next()).toEqual({ value: 2, done: false });
+    const pending = feed.next();
+    feed.push(3);
+    feed.push(4);
+    expect(sunk).toEqual([3, 4]);
+    accepting = false;
+    feed.push(5);
+    feed.push(6);
+    expect(await pending).toEqual({ value: 5, done: false });
+    expect(await feed.next()).toEqual({ value: 6, done: false });
+    expect(sunk).toEqual([3, 4]);
+  });
+
+  test('a sink that takes every value leaves nothing unread, and a closed feed hands it nothing more', async () => {
+    const feed = new Feed<number>(1, tooSlow);
+    const sunk: number[] = [];
+    feed.divert((n) => sunk.push(n) > 0);
+    const pending = feed.next();
+    for (const n of [1, 2, 3]) feed.push(n);
+    expect({ sunk: [...sunk], backlog: feed.backlog }).toEqual({ sunk: [1, 2, 3], backlog: 0 });
+    await feed.drained();
+    await feed.return();
+    feed.push(4);
+    expect({ sunk, pending: await pending }).toEqual({
+      sunk: [1, 2, 3],
+      pending: { value: undefined, done: true },
+    });
+  });
+});
