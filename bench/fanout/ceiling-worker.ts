@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
 import { createLogger } from '../../src/app/logger.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { JournalAnnouncer } from '../../src/journal/announce.js';
@@ -11,7 +12,7 @@ import { JournalBus } from '../../src/journal/bus.js';
  * pays, then runs its writers flat out when told to and reports how many transactions they made
  * and the CPU time the process spent meanwhile (its writers' and its bus's).
  */
-export type WorkerTask = 'journal' | 'floor' | 'plain';
+export type WorkerTask = 'journal' | 'floor' | 'plain' | 'raw';
 export interface WorkerJob {
   url: string;
   task: WorkerTask;
@@ -41,8 +42,20 @@ function insertIntoPlainTable(database: Database, runId: string, w: number, noti
   });
 }
 
-async function loop(job: WorkerJob, database: Database, seconds: number) {
+/**
+ * The plain insert's transaction straight on postgres.js (BEGIN, insert, COMMIT), without Drizzle
+ * or our transaction wrapper: what the driver itself costs per transaction.
+ */
+function rawInsert(client: postgres.Sql, runId: string, w: number) {
+  return client.begin(
+    (s) =>
+      s`insert into bench_append_floor (run_id, payload) values (${runId}, ${JSON.stringify({ w })}::jsonb)`,
+  );
+}
+
+async function loop(job: WorkerJob, database: Database, seconds: number, client: postgres.Sql | null) {
   const tasks = {
+    raw: (_: Database, runId: string, w: number) => rawInsert(client!, runId, w),
     journal: appendOne,
     floor: (d: Database, runId: string, w: number) => insertIntoPlainTable(d, runId, w, true),
     plain: (d: Database, runId: string, w: number) => insertIntoPlainTable(d, runId, w, false),
@@ -70,10 +83,13 @@ process.once('message', async (job: WorkerJob) => {
   const announcer = new JournalAnnouncer(database, logger);
   const bus = new JournalBus(database, logger, { origin: announcer.origin });
   await bus.start();
-  await loop(job, database, 0.5);
+  const client =
+    job.task === 'raw' ? postgres(job.url, { max: job.runIds.length, onnotice: () => {} }) : null;
+  await loop(job, database, 0.5, client);
   send({ ready: true });
   process.once('message', async () => {
-    send(await loop(job, database, job.seconds));
+    send(await loop(job, database, job.seconds, client));
+    await client?.end();
     await bus.stop();
     announcer.stop();
     await database.close();

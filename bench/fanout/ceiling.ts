@@ -6,11 +6,14 @@ import { appendEvents } from '../../src/journal/append.js';
 import { autoApprovedCall, createRun, httpClient } from '../lifecycle/api.js';
 import { pool, sleep } from '../lifecycle/measure.js';
 import type { Backend } from './backend.js';
+import { type PgbenchRate, pgbenchFloors } from './pgbench-floor.js';
 import { acrossProcesses } from './processes.js';
 
 export const WRITERS = 32;
 /** Server processes the Postgres writers are spread over, as a deployment of several servers would. */
 export const PROCESSES = Number(process.env.CEILING_PROCESSES ?? 4);
+/** `CEILING_PGBENCH=1` adds pgbench's floors (Postgres only; needs pgbench on the PATH). */
+const PGBENCH = process.env.CEILING_PGBENCH === '1';
 
 /** Transactions a second, and the writers' processes' CPU time per transaction (Postgres only). */
 export interface Rate {
@@ -24,6 +27,10 @@ export interface Ceiling {
   floor: Rate;
   /** A one-row insert into a plain table, no NOTIFY: what Node itself does per transaction. */
   plain: Rate;
+  /** That insert's transaction on postgres.js alone, no Drizzle nor our wrapper (Postgres only). */
+  raw: Rate | null;
+  /** The same transactions from pgbench, when asked for (`CEILING_PGBENCH=1`). */
+  pgbench: PgbenchRate[];
   /** Of the writers' backends seen active, the share waiting on a lock (Postgres only). */
   lockWaitShare: number | null;
   /** Processes the writers (and the floor's) ran in: 1 on PGlite, whose database is one process's. */
@@ -115,6 +122,8 @@ export async function measureCeiling(backend: Backend, seconds: number): Promise
   const plain = url
     ? await acrossProcesses(url, 'plain', runIds, PROCESSES, seconds)
     : await inProcess((w) => insertIntoPlainTable(database, runIds[w]!, w, false))();
+  const raw = url ? await acrossProcesses(url, 'raw', runIds, PROCESSES, seconds) : null;
+  const pgbench = url && PGBENCH ? await pgbenchFloors(url, WRITERS, seconds) : [];
   await database.db.execute(sql`drop table bench_append_floor`);
 
   const agent = httpClient(backend.endpoint, backend.agentSecret);
@@ -127,6 +136,8 @@ export async function measureCeiling(backend: Backend, seconds: number): Promise
     appends: appends.result,
     floor,
     plain,
+    raw,
+    pgbench,
     lockWaitShare: appends.share,
     processes: url ? PROCESSES : 1,
     callsPerSecond: calls.rate,

@@ -127,6 +127,10 @@ async function reportCeiling(backend: Backend): Promise<Ceiling> {
         : `; ${fmt(ceiling.lockWaitShare * 100)}% of the writers' active backends waited on a lock`) +
       `\n  floor, the same insert + NOTIFY into a plain table from the same processes: ${rate(ceiling.floor)}` +
       `\n  floor, one-row insert, no NOTIFY, same processes: ${rate(ceiling.plain)}` +
+      (ceiling.raw ? `\n  the same on postgres.js alone (begin, insert, commit): ${rate(ceiling.raw)}` : '') +
+      ceiling.pgbench
+        .map((p) => `\n  pgbench, ${WRITERS} clients, ${p.label}: ${fmt(p.perSecond)}/s`)
+        .join('') +
       `\nauto-approved calls, ${WRITERS} agents with a run each: ${fmt(ceiling.callsPerSecond)} calls/s\n`,
   );
   return ceiling;
