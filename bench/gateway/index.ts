@@ -16,7 +16,8 @@ import { call, mcpClient, pendingCallId } from './clients.js';
 /**
  * The MCP gateway (issue 27, item 8), each figure beside its baseline in one run:
  * (a) the reference server's `test_simple_text` through /mcp/<server> vs the same call made to the
- *     reference server directly with the SDK client (the overhead's p50; target ≤ 5 ms);
+ *     reference server directly with the SDK client (the overhead's p50; target ≤ 5 ms), and the
+ *     CPU of this process per call on each side (less at the mercy of a shared machine than time);
  * (b) a built-in no-op tool through /mcp vs a GraphQL `requestToolCall` of the same tool (calls/s;
  *     target ≥ 250 on 2 cores);
  * (c) a held call answered: from sending `approveToolCall` to the held tools/call's answer (p99;
@@ -96,6 +97,8 @@ export async function main(args: string[]): Promise<void> {
     const direct = await mcpClient(refUrl);
     const through = await mcpClient(`${origin}/mcp/ref`, upstreamToken);
     const ms = { direct: [] as number[], through: [] as number[] };
+    // CPU of this process (bench client and server; the reference server is a child) per side.
+    const cpu = { direct: 0, through: 0 };
     for (let i = 0; i < 20; i += 1)
       await Promise.all([call(direct, 'test_simple_text'), call(through, 'test_simple_text')]);
     for (let i = 0; i < calls; i += 1)
@@ -104,8 +107,11 @@ export async function main(args: string[]): Promise<void> {
         ['through', through],
       ] as const) {
         const began = performance.now();
+        const used = process.cpuUsage();
         await call(client, 'test_simple_text');
         ms[side].push(performance.now() - began);
+        const { user, system } = process.cpuUsage(used);
+        cpu[side] += (user + system) / 1000;
       }
     const p50 = (xs: number[]) =>
       percentile(
@@ -125,7 +131,10 @@ export async function main(args: string[]): Promise<void> {
       `  through /mcp/ref                        p50 ${fmt(p50(ms.through))} ms   p99 ${fmt(p99(ms.through))} ms\n`,
     );
     process.stdout.write(
-      `  overhead p50 ${fmt(p50(ms.through) - p50(ms.direct))} ms (target ≤ 5 ms; baseline: the direct call)\n\n`,
+      `  overhead p50 ${fmt(p50(ms.through) - p50(ms.direct))} ms (target ≤ 5 ms; baseline: the direct call)\n`,
+    );
+    process.stdout.write(
+      `  this process's CPU per call: direct ${fmt(cpu.direct / calls)} ms, through /mcp/ref ${fmt(cpu.through / calls)} ms (the gateway's part: ${fmt((cpu.through - cpu.direct) / calls)} ms)\n\n`,
     );
     await Promise.allSettled([direct.close(), through.close()]);
 
