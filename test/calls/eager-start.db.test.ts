@@ -67,6 +67,23 @@ describe('eager start of a call its requester runs', () => {
     expect(await pending).toMatchObject({ status: 'COMPLETED', attempts: 1 });
   });
 
+  test('an outcome that comes back after the call was cancelled is discarded, not journaled', async ({
+    services,
+    run,
+  }) => {
+    const pending = services.calls.request(
+      { runId: run.id, name: 'test.sleep', arguments: { ms: 500 } },
+      agent,
+    );
+    const started = await startedCall(services, run.id);
+    await services.runs.cancel(run.id, agent);
+    expect(await pending).toMatchObject({ id: started.id, status: 'CANCELLED' });
+    const types = await eventTypes(services, { callId: started.id });
+    expect(types.slice(0, 2)).toEqual(['tool_call_requested', 'tool_call_started']);
+    expect(types).not.toContain('tool_call_completed');
+    expect(await services.calls.get(started.id)).toMatchObject({ status: 'CANCELLED' });
+  });
+
   test('a process killed after the request committed leaves a call lease recovery takes back', async ({
     services,
     run,

@@ -29,8 +29,14 @@ export function landOutcome(
 ): Promise<ToolCallRow | null> {
   return deps.db.transaction(async (tx) => {
     // Run row first, like every other writer, so that completion and cancellation cannot deadlock.
-    const run = await deps.runs.lock(tx, call.runId);
-    return landIn(tx, deps, { run, call, outcome, durationMs });
+    // The update goes out behind the lock without waiting for its answer (one round trip for
+    // both): the connection runs a transaction's statements in the order they were made, so the
+    // lock is still taken first; the update needs nothing the lock reads.
+    const [run, done] = await Promise.all([
+      deps.runs.lock(tx, call.runId),
+      finishUnderLease(tx, deps.workerId, call, outcome),
+    ]);
+    return recordOrDiscard(tx, deps, { run, call, outcome, durationMs }, done);
   });
 }
 
@@ -42,23 +48,30 @@ export interface Landed<Call> {
   durationMs: number;
 }
 
-/** The landing itself, in a transaction that already holds the run's row lock. */
-export async function landIn(
+/** Writes how the call ended if `workerId` still holds it; the finished row, or none. */
+async function finishUnderLease(
   tx: Tx,
-  deps: Omit<LandingDeps, 'db'>,
-  { run, call, outcome, durationMs }: Landed<ToolCallRow>,
-): Promise<ToolCallRow | null> {
+  workerId: string,
+  call: ToolCallRow,
+  outcome: CallOutcome,
+): Promise<ToolCallRow | undefined> {
   const [done] = await tx
     .update(toolCalls)
     .set({ ...finishedColumns(outcome), leaseOwner: null, leaseExpiresAt: null })
     .where(
-      and(
-        eq(toolCalls.id, call.id),
-        eq(toolCalls.status, 'STARTED'),
-        eq(toolCalls.leaseOwner, deps.workerId),
-      ),
+      and(eq(toolCalls.id, call.id), eq(toolCalls.status, 'STARTED'), eq(toolCalls.leaseOwner, workerId)),
     )
     .returning();
+  return done;
+}
+
+/** The finished call's journal event and what follows it; a call no longer held is left as it stands. */
+async function recordOrDiscard(
+  tx: Tx,
+  deps: Omit<LandingDeps, 'db'>,
+  { run, call, outcome, durationMs }: Landed<ToolCallRow>,
+  done: ToolCallRow | undefined,
+): Promise<ToolCallRow | null> {
   if (!done) {
     deps.logger.warn(
       { callId: call.id },

@@ -9,6 +9,7 @@ import { validateAgainst } from '../../core/json-schema.js';
 import { parseInput } from '../../core/parse-input.js';
 import type { Availability, PolicyCaller, RunUsage } from '../../core/policy.js';
 import type { ToolError } from '../../core/tool-result.js';
+import { awaitWithCommit } from '../../db/pipelined-begin.js';
 import type { Tx } from '../../db/tx.js';
 import { appendEvents, journaledTransaction } from '../../journal/append.js';
 import { decideCall } from '../rules/decide.js';
@@ -177,19 +178,27 @@ export async function requestCall(
       });
       return { call: ran, ready: false, startedUnder: null };
     }
-    const [created] = await tx.insert(toolCalls).values(values).returning();
+    // Nothing after the insert needs its row, so on Postgres the events and the COMMIT go out
+    // behind it (one round trip for the three) and its row is read once the commit is answered.
+    const inserted = tx
+      .insert(toolCalls)
+      .values(values)
+      .returning()
+      .then(([row]) => row!);
+    if (!awaitWithCommit(inserted)) await inserted;
     await appendEvents(tx, events);
     if (decision.status === 'FAILED' && decision.failRun)
       await ctx.runs.end(tx, run, 'FAILED', actor, decision.error);
-    return { call: created!, ready, startedUnder: eager && run };
+    return { call: inserted, ready, startedUnder: eager && run };
   });
 
-  if (!ready) return call;
+  const requested = await call;
+  if (!ready) return requested;
   // `startedUnder`: the run of a call started in the request, as its lock read it.
   const ran = startedUnder
-    ? await ctx.ports.eager.runStarted(call, startedUnder)
-    : await ctx.ports.dispatch(call.id);
-  return ran ?? (await callById(ctx.db, call.id))!;
+    ? await ctx.ports.eager.runStarted(requested, startedUnder)
+    : await ctx.ports.dispatch(requested.id);
+  return ran ?? (await callById(ctx.db, requested.id))!;
 }
 
 /**
