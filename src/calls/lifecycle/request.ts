@@ -91,7 +91,7 @@ export async function requestCall(
   const spec = await ctx.registry.get(input.name);
   const availability = options.availability ?? (spec ? await ctx.policy.availabilityOf([spec]) : new Map());
 
-  const { call, ready, startedUnder } = await journaledTransaction(ctx.db, async (tx) => {
+  const requested = await journaledTransaction(ctx.db, async (tx) => {
     const { run, existing } = await openRequest(ctx, tx, principal, { ...input, argumentsHash });
     if (existing) return { call: existing, ready: false, startedUnder: null };
 
@@ -176,7 +176,8 @@ export async function requestCall(
         const [row] = await insertCall(tx, { ...values, ...columns, attempts: 1 });
         return row!;
       });
-      return { call: ran, ready: false, startedUnder: null };
+      // Awaited after the commit, which went out behind the insert (see `Ran`).
+      return { call: ran.row, ready: false, startedUnder: null };
     }
     const [created] = await insertCall(tx, values);
     await appendEvents(tx, events);
@@ -184,6 +185,8 @@ export async function requestCall(
       await ctx.runs.end(tx, run, 'FAILED', actor, decision.error);
     return { call: created!, ready, startedUnder: eager && run };
   });
+  const { ready, startedUnder } = requested;
+  const call = await requested.call;
 
   if (!ready) return call;
   // `startedUnder`: the run of a call started in the request, as its lock read it.
