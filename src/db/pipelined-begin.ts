@@ -32,7 +32,8 @@ export function awaitWithCommit(statement: Promise<unknown>): boolean {
  * postgres.js's `begin` waits for BEGIN's answer before it sends the transaction's first
  * statement, and `savepoint` for SAVEPOINT's: a round trip each that carries nothing (issue 30:
  * a call's two transactions made ten round trips, two of them BEGIN). Here BEGIN and SAVEPOINT
- * go out with the statement after them, on a connection reserved for the transaction.
+ * go out with the statement after them, on a connection reserved for the transaction; a SAVEPOINT
+ * with no statement after it does not go out at all.
  *
  * Order: a postgres.js query is handed to its connection one microtask after it starts (when it is
  * first awaited, or `execute`d), and a connection runs its queries in the order it was handed
@@ -51,32 +52,41 @@ export async function pipelinedBegin<T>(
   const reserved = await sql.reserve();
   try {
     let savepoints = 0;
+    // The savepoints open now. A SAVEPOINT goes out only ahead of the first statement made while it
+    // is open: one in which nothing runs (a tool that wrote nothing, issue 30) costs no statement
+    // and no round trip, and when it throws there is nothing to roll back to.
+    const open: { name: string; opened?: Promise<unknown> }[] = [];
     // Each query is handed over as it is made, as BEGIN is: the connection runs them in the order
     // they were made, whichever the caller awaits first.
     // None is made once the COMMIT is: it would run outside the transaction.
     let committing = false;
     const unsafe = ((query: string, parameters?: never[], options?: postgres.UnsafeQueryOptions) => {
       if (committing) throw new Error('a statement made after its transaction began to commit');
+      for (const savepoint of open) savepoint.opened ??= sent(reserved.unsafe(`savepoint ${savepoint.name}`));
       return reserved.unsafe(query, parameters, { ...options, prepare: true }).execute();
     }) as postgres.Sql['unsafe'];
     const tx: PipelinedTransaction = {
       unsafe,
       async savepoint(nested) {
-        const name = `s${savepoints++}`;
-        const opened = sent(reserved.unsafe(`savepoint ${name}`));
+        const savepoint: (typeof open)[number] = { name: `s${savepoints++}` };
+        open.push(savepoint);
+        const closed = () => open.splice(open.indexOf(savepoint), 1);
         try {
           // A savepoint's statements are awaited by their callers: its rollback must cover them.
           const result = await leftForCommit.exit(() => nested(tx));
-          await opened;
+          closed();
+          await savepoint.opened;
           return result;
         } catch (error) {
+          closed();
           if (
-            await opened.then(
+            savepoint.opened &&
+            (await savepoint.opened.then(
               () => true,
               () => false,
-            )
+            ))
           )
-            await reserved.unsafe(`rollback to savepoint ${name}`);
+            await reserved.unsafe(`rollback to savepoint ${savepoint.name}`);
           throw error;
         }
       },

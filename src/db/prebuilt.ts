@@ -1,5 +1,11 @@
-import type { Query } from 'drizzle-orm';
-import { PgDatabase, PgDialect, type PgSession, type SelectedFieldsOrdered } from 'drizzle-orm/pg-core';
+import { type Column, getTableColumns, is, type Query, SQL, sql } from 'drizzle-orm';
+import {
+  PgDatabase,
+  PgDialect,
+  type PgSession,
+  type PgTable,
+  type SelectedFieldsOrdered,
+} from 'drizzle-orm/pg-core';
 import type { Executor } from './tx.js';
 
 /** What Drizzle hands its session when a built query is to run: kept once, reused on every run. */
@@ -59,4 +65,42 @@ export function prebuilt<R>(
     (prepared as unknown as Built).joinsNotNullableMap = built.joinsNotNullableMap;
     return prepared.execute(values) as Promise<R>;
   };
+}
+
+/**
+ * An insert of one row into `table` with `returning()` of the whole row, built once. Every column
+ * is a placeholder (Drizzle writes `default` for each one a row leaves out, so its SQL would differ
+ * between rows): a column the row leaves out gets the default its table declares, or null. One
+ * whose default is SQL (`now()`, `gen_random_uuid()`) must be given.
+ */
+export function prebuiltInsert<T extends PgTable>(
+  table: T,
+): (executor: Executor, row: T['$inferInsert']) => Promise<T['$inferSelect'][]> {
+  const columns = Object.entries(getTableColumns(table) as Record<string, Column>);
+  // Raw placeholders, not Drizzle's column params: Drizzle would encode a null too (a jsonb column
+  // would store JSON `null`); the values are encoded below as Drizzle encodes a built insert's.
+  const placeholders = Object.fromEntries(columns.map(([key]) => [key, sql`${sql.placeholder(key)}`]));
+  const insert = prebuilt<T['$inferSelect'][]>((db) =>
+    db
+      .insert(table)
+      .values(placeholders as never)
+      .returning(),
+  );
+  // Async so that a missing value rejects; the statement is still made before the first await.
+  return async (executor, row) => {
+    const given = row as Record<string, unknown>;
+    const values: Record<string, unknown> = {};
+    for (const [key, column] of columns) {
+      const value = given[key] !== undefined ? given[key] : defaultOf(key, column);
+      values[key] = value === null ? null : column.mapToDriverValue(value);
+    }
+    return insert(executor, values);
+  };
+}
+
+function defaultOf(key: string, column: Column): unknown {
+  if (!column.hasDefault) return null;
+  const value = column.defaultFn ? column.defaultFn() : column.default;
+  if (is(value, SQL)) throw new Error(`a prebuilt insert needs a value for ${key}: its default is SQL`);
+  return value;
 }

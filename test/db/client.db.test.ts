@@ -1,5 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { pipelinedBegin } from '../../src/db/pipelined-begin.js';
 import { runs } from '../../src/db/schema.js';
 import { type Executor, rowsOf, type Tx } from '../../src/db/tx.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -93,6 +95,40 @@ describe.skipIf(inject('driver') !== 'postgres')('the Postgres client', () => {
     expect(await runsBy('pipelined-outer')).toBe(1);
     expect(await runsBy('pipelined-inner')).toBe(0);
     expect(await runsBy('pipelined-kept')).toBe(1);
+  });
+
+  test('a savepoint goes out ahead of its first statement, and one in which nothing runs not at all', async () => {
+    const sent: string[] = [];
+    const sql = postgres(testDb.url!, {
+      max: 1,
+      onnotice: () => {},
+      debug: (_, query) => sent.push(query),
+    });
+    try {
+      await pipelinedBegin(sql, async (tx) => {
+        await tx.savepoint(async () => {});
+        await expect(
+          tx.savepoint(async () => {
+            throw new Error('nothing to undo');
+          }),
+        ).rejects.toThrow('nothing to undo');
+        await tx.savepoint((outer) =>
+          outer.savepoint(async (inner) => {
+            await inner.unsafe('select 1');
+          }),
+        );
+      });
+    } finally {
+      await sql.end();
+    }
+    // After the array types postgres.js reads on connecting.
+    expect(sent.slice(sent.indexOf('begin'))).toEqual([
+      'begin',
+      'savepoint s2',
+      'savepoint s3',
+      'select 1',
+      'commit',
+    ]);
   });
 
   test('a statement that fails in a transaction fails it, and the connection serves the next one', async () => {

@@ -16,7 +16,7 @@ import type { PriorDenial } from '../rules/decide.js';
 import { addApproval } from '../rules/quorum.js';
 import { type RunRow, type ToolCallRow, toolCalls } from '../tables.js';
 import { MAX_ARGUMENT_BYTES } from './call-records.js';
-import type { WriteRan } from './in-transaction.js';
+import type { Ran, WriteRan } from './in-transaction.js';
 import type { CallToRun } from './invocation.js';
 import { lockedCall } from './readable-call.js';
 
@@ -70,7 +70,7 @@ export type AfterApproval = (tx: Tx, call: ToolCallRow) => Promise<void>;
  */
 export interface InlineApproval {
   startedEvent(call: CallToRun): NewJournalEvent;
-  run(tx: Tx, run: RunRow, call: CallToRun, write: WriteRan): Promise<ToolCallRow>;
+  run(tx: Tx, run: RunRow, call: CallToRun, write: WriteRan): Promise<Ran>;
 }
 
 /**
@@ -177,7 +177,7 @@ export async function recordApproval(db: Db, decisionOf: RecordedDecision): Prom
     if (inline) {
       const draft = { ...pending, attempts: pending.attempts + 1 };
       await appendEvents(tx, [approvedEvent, inline.startedEvent(draft)]);
-      return inline.run(tx, run, draft, async (columns) => {
+      const ran = await inline.run(tx, run, draft, async (columns) => {
         const [row] = await tx
           .update(toolCalls)
           .set({ ...approval, ...columns, attempts: draft.attempts })
@@ -185,6 +185,7 @@ export async function recordApproval(db: Db, decisionOf: RecordedDecision): Prom
           .returning();
         return row!;
       });
+      return ran.row;
     }
     const [row] = await tx.update(toolCalls).set(approval).where(eq(toolCalls.id, callId)).returning();
     await appendEvents(tx, [approvedEvent]);

@@ -14,7 +14,7 @@ import { type RunRow, runs as runRows, type ToolCallRow, toolCalls } from '../ta
 import type { ToolExecutor } from '../tool-contract.js';
 import { DEFAULT_APPROVAL_EXPIRY_WARNING_MS, expireApprovals } from './approvals.js';
 import { type ExecutionDeps, type ExecutionOptions, executeCall } from './execute-call.js';
-import { runInTransaction, toolSpecIn, type WriteRan } from './in-transaction.js';
+import { type Ran, runInTransaction, toolSpecIn, type WriteRan } from './in-transaction.js';
 import type { CallToRun } from './invocation.js';
 import { type LandingDeps, landOutcome, WORKER_ACTOR } from './land-outcome.js';
 import { recoverExpiredLeases } from './lease-recovery.js';
@@ -210,7 +210,7 @@ export class Dispatcher {
   }
 
   /** See InlineDispatch.runIn: the executor that runs `spec` is one that `runsInTransaction`. */
-  runIn(tx: Tx, run: RunRow, call: CallToRun, spec: ToolSpec, write: WriteRan): Promise<ToolCallRow> {
+  runIn(tx: Tx, run: RunRow, call: CallToRun, spec: ToolSpec, write: WriteRan): Promise<Ran> {
     return runInTransaction(
       { ...this.execution, ...this.landing },
       { tx, run, call, spec, executor: this.executorFor(spec)! },
@@ -246,7 +246,7 @@ export class Dispatcher {
   private async runLockedIn(tx: Tx, run: RunRow, ready: ToolCallRow, spec: ToolSpec): Promise<ToolCallRow> {
     const draft = { ...ready, attempts: ready.attempts + 1 };
     await appendEvents(tx, [this.startedEvent(draft)]);
-    return this.runIn(tx, run, draft, spec, async (columns) => {
+    const ran = await this.runIn(tx, run, draft, spec, async (columns) => {
       const [row] = await tx
         .update(toolCalls)
         .set({ ...columns, attempts: draft.attempts, leaseOwner: null, leaseExpiresAt: null })
@@ -254,6 +254,7 @@ export class Dispatcher {
         .returning();
       return row!;
     });
+    return ran.row;
   }
 
   private async claimIn(tx: Tx, callId: string): Promise<ToolCallRow | null> {

@@ -8,7 +8,7 @@ import type { PolicyService } from '../policy-service.js';
 import type { RegistryService } from '../registry-service.js';
 import type { RunService } from '../run-service.js';
 import type { RunRow, ToolCallRow } from '../tables.js';
-import type { WriteRan } from './in-transaction.js';
+import type { Ran, WriteRan } from './in-transaction.js';
 import type { CallToRun } from './invocation.js';
 
 /**
@@ -30,7 +30,7 @@ export interface InlineDispatch {
    * Runs a ready call in `tx`, which holds its run's row lock (and the call's, if it has a row),
    * and writes its row once, through `write`, with its start and its result.
    */
-  runIn(tx: Tx, run: RunRow, call: CallToRun, spec: ToolSpec, write: WriteRan): Promise<ToolCallRow>;
+  runIn(tx: Tx, run: RunRow, call: CallToRun, spec: ToolSpec, write: WriteRan): Promise<Ran>;
 }
 
 /**

@@ -10,6 +10,7 @@ import { parseInput } from '../../core/parse-input.js';
 import type { Availability, PolicyCaller, RunUsage } from '../../core/policy.js';
 import type { ToolError } from '../../core/tool-result.js';
 import { awaitWithCommit } from '../../db/pipelined-begin.js';
+import { prebuiltInsert } from '../../db/prebuilt.js';
 import type { Tx } from '../../db/tx.js';
 import { appendEvents, journaledTransaction } from '../../journal/append.js';
 import { decideCall } from '../rules/decide.js';
@@ -27,6 +28,9 @@ import { callById } from './readable-call.js';
  * repeat-of-denial, budgets, approval request, journal) share the same locked run row, read in
  * order; the pure decisions live in rules/decide.ts.
  */
+
+/** Built once: Drizzle building the call's insert was the largest part of its SQL building (issue 30). */
+const insertCall = prebuiltInsert(toolCalls);
 
 export const MAX_PROVIDER_CALL_ID_LENGTH = 256;
 /** A model's call id with the turn suffix it may get when reused (`call_0#t12.2`). */
@@ -88,7 +92,7 @@ export async function requestCall(
   const spec = await ctx.registry.get(input.name);
   const availability = options.availability ?? (spec ? await ctx.policy.availabilityOf([spec]) : new Map());
 
-  const { call, ready, startedUnder } = await journaledTransaction(ctx.db, async (tx) => {
+  const requested = await journaledTransaction(ctx.db, async (tx) => {
     const { run, existing } = await openRequest(ctx, tx, principal, { ...input, argumentsHash });
     if (existing) return { call: existing, ready: false, startedUnder: null };
 
@@ -170,35 +174,30 @@ export async function requestCall(
       const draft = { ...values, attempts: 1 };
       await appendEvents(tx, [...events, inline.dispatch.startedEvent(draft)]);
       const ran = await inline.dispatch.runIn(tx, run, draft, inline.spec, async (columns) => {
-        const [row] = await tx
-          .insert(toolCalls)
-          .values({ ...values, ...columns, attempts: 1 })
-          .returning();
+        const [row] = await insertCall(tx, { ...values, ...columns, attempts: 1 });
         return row!;
       });
-      return { call: ran, ready: false, startedUnder: null };
+      // Awaited after the commit, which went out behind the insert (see `Ran`).
+      return { call: ran.row, ready: false, startedUnder: null };
     }
     // Nothing after the insert needs its row, so on Postgres the events and the COMMIT go out
     // behind it (one round trip for the three) and its row is read once the commit is answered.
-    const inserted = tx
-      .insert(toolCalls)
-      .values(values)
-      .returning()
-      .then(([row]) => row!);
+    const inserted = insertCall(tx, values).then(([row]) => row!);
     if (!awaitWithCommit(inserted)) await inserted;
     await appendEvents(tx, events);
     if (decision.status === 'FAILED' && decision.failRun)
       await ctx.runs.end(tx, run, 'FAILED', actor, decision.error);
     return { call: inserted, ready, startedUnder: eager && run };
   });
+  const { ready, startedUnder } = requested;
+  const call = await requested.call;
 
-  const requested = await call;
-  if (!ready) return requested;
+  if (!ready) return call;
   // `startedUnder`: the run of a call started in the request, as its lock read it.
   const ran = startedUnder
-    ? await ctx.ports.eager.runStarted(requested, startedUnder)
-    : await ctx.ports.dispatch(requested.id);
-  return ran ?? (await callById(ctx.db, requested.id))!;
+    ? await ctx.ports.eager.runStarted(call, startedUnder)
+    : await ctx.ports.dispatch(call.id);
+  return ran ?? (await callById(ctx.db, call.id))!;
 }
 
 /**
