@@ -72,8 +72,9 @@ export interface SubmittedTurn {
  *
  * Submitting a turn is one transaction under the run's lock, read here top to bottom; what it
  * uses lives beside it: parsed-calls.ts (what a parsed response's calls become before they are
- * requested), call-key-reservation.ts (the keys a turn's calls are stored under) and
- * conversation.ts (the stored turns with their calls' outcomes, for the next request).
+ * requested), call-key-reservation.ts (what storing a turn reads, and the keys its calls are
+ * stored under) and conversation.ts (the stored turns with their calls' outcomes, for the next
+ * request).
  */
 export class ModelService {
   private readonly db: Db;
