@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import {
   assertMayRead,
@@ -20,7 +20,7 @@ import type { ToolError } from '../core/tool-result.js';
 import { cutAt } from '../core/unicode.js';
 import type { Db } from '../db/client.js';
 import type { Tx } from '../db/tx.js';
-import { reserveCallKeys } from './call-key-reservation.js';
+import { reserveCallKeys, turnSlot } from './call-key-reservation.js';
 import { originalsOf } from './call-outcomes.js';
 import { renderModelRequest } from './context/render.js';
 import { type ContextService, choosePreset, type PresetChoice } from './context/service.js';
@@ -72,8 +72,9 @@ export interface SubmittedTurn {
  *
  * Submitting a turn is one transaction under the run's lock, read here top to bottom; what it
  * uses lives beside it: parsed-calls.ts (what a parsed response's calls become before they are
- * requested), call-key-reservation.ts (the keys a turn's calls are stored under) and
- * conversation.ts (the stored turns with their calls' outcomes, for the next request).
+ * requested), call-key-reservation.ts (what storing a turn reads, and the keys its calls are
+ * stored under) and conversation.ts (the stored turns with their calls' outcomes, for the next
+ * request).
  */
 export class ModelService {
   private readonly db: Db;
@@ -157,18 +158,18 @@ export class ModelService {
     const { turn, scoped } = await this.db.transaction(async (tx) => {
       const locked = await this.runs.lock(tx, run.id);
       assertMayRead(principal, locked);
-      const [existing] = await tx
-        .select()
-        .from(modelTurns)
-        .where(and(eq(modelTurns.runId, run.id), eq(modelTurns.responseHash, responseHash)))
-        .limit(1);
+      // A synthetic id (a call that came without one) takes the turn's index, not known yet: only
+      // the provider's own ids are looked up with the count, the rest by reserveCallKeys.
+      const ownIds = parsed.calls.filter((c) => c.call.providerMetadata?.syntheticId !== true);
+      const { existing, count, known } = await turnSlot(
+        tx,
+        run.id,
+        responseHash,
+        ownIds.map((c) => c.call.id),
+      );
       if (existing) return { turn: existing, scoped: scopeSyntheticIds(parsed, existing.index) };
       if (locked.status !== 'RUNNING')
         throw conflict(`run ${run.id} is ${locked.status}`, { status: locked.status });
-      const [{ count }] = (await tx
-        .select({ count: sql<number>`count(*)::int` })
-        .from(modelTurns)
-        .where(eq(modelTurns.runId, run.id))) as [{ count: number }];
       const scoped = scopeSyntheticIds(parsed, count);
       const nativeIds = scoped.calls.map((c) => c.call.id);
       const long = nativeIds.find((id) => id.length > MAX_PROVIDER_CALL_ID_LENGTH);
@@ -177,7 +178,7 @@ export class ModelService {
           `response: call id ${cutAt(long, 64)}… is longer than ${MAX_PROVIDER_CALL_ID_LENGTH} characters`,
           { field: 'response' },
         );
-      const keys = await reserveCallKeys(tx, run.id, nativeIds, count);
+      const keys = await reserveCallKeys(tx, run.id, nativeIds, count, known);
       const [created] = await tx
         .insert(modelTurns)
         .values({
