@@ -12,8 +12,11 @@ import { join, relative, sep } from 'node:path';
  */
 const inputs = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'drizzle'];
 
-/** What the template is made from: the migrations, and package.json, which pins PGlite's version. */
-export const templateInputs = ['drizzle', 'package.json'];
+/**
+ * What the template is made from: the migrations, package.json, which pins PGlite's version, and the
+ * code that makes it (its settings).
+ */
+export const templateInputs = ['drizzle', 'package.json', 'src/db/template.ts'];
 
 const stampOf = (root) => join(root, 'dist', '.build-stamp');
 

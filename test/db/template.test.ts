@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { holdsNewestMigration, runMigrations } from '../../src/db/migrate.js';
-import { openPgliteData, writePgliteTemplate } from '../../src/db/template.js';
+import { openPgliteData, PGLITE_SHARED_BUFFERS, writePgliteTemplate } from '../../src/db/template.js';
 
 /** PGlite only (no server), so this runs in the unit project; one template is made for the file. */
 let dir: string;
@@ -34,6 +34,16 @@ describe('a fresh PGlite data directory', () => {
       );
       expect(applied[0]!.n).toBeGreaterThan(0);
       expect(after).toEqual(applied);
+    } finally {
+      await database.close();
+    }
+  });
+
+  test('starts with the small buffer pool the template was given, as every copy of it does', async () => {
+    const database = await openPgliteData(join(dir, 'buffers'), template);
+    try {
+      const [setting] = rowsOf(await database.db.execute(sql`show shared_buffers`));
+      expect(setting).toEqual({ shared_buffers: PGLITE_SHARED_BUFFERS });
     } finally {
       await database.close();
     }
