@@ -6,6 +6,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import type { Database } from './client.js';
+import { rowsOf } from './tx.js';
 
 const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url));
 
@@ -34,15 +35,15 @@ export async function holdsNewestMigration(db: Database['db']): Promise<boolean>
     entries: Array<{ when: number }>;
   };
   const newest = Math.max(...journal.entries.map((entry) => entry.when));
-  const [table] = rowsOf(await db.execute(sql`select to_regclass('drizzle.__drizzle_migrations') as name`));
+  const [table] = rowsOf<{ name: string | null }>(
+    await db.execute(sql`select to_regclass('drizzle.__drizzle_migrations') as name`),
+  );
   if (!table?.name) return false;
-  const [last] = rowsOf(
+  const [last] = rowsOf<{ at: unknown }>(
     await db.execute(sql`select max(created_at) as at from drizzle.__drizzle_migrations`),
   );
   return last?.at != null && Number(last.at) >= newest;
 }
-
-const rowsOf = (result: unknown) => (result as { rows: Array<Record<string, unknown>> }).rows;
 
 export async function runMigrations(database: Database, postgresUrl?: string): Promise<void> {
   if (database.driver === 'pglite') {
