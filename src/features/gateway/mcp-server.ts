@@ -128,7 +128,7 @@ export function gatewayHandlers(deps: GatewayServerDeps, ctx: GatewayContext, en
   return { listTools, callTool };
 }
 
-export const GATEWAY_INSTRUCTIONS =
+const GATEWAY_INSTRUCTIONS =
   'Tools governed by Agent Tool System: a call may wait for a person to approve it. A pending answer says so; call the same tool again with the same arguments to get its outcome.';
 
 /** The low-level SDK server of one HTTP request to /mcp, for every method the direct answer leaves to it. */

@@ -19,7 +19,7 @@ async function messageOf(response: Response) {
         .split('\n')
         .find((l) => l.startsWith('data: '))!
         .slice(6);
-  return JSON.parse(data) as { error?: { code: number; message: string }; result?: unknown };
+  return JSON.parse(data) as { id?: unknown; error?: { code: number; message: string }; result?: unknown };
 }
 
 describe('the MCP gateway over HTTP', () => {
@@ -75,6 +75,30 @@ describe('the MCP gateway over HTTP', () => {
       auth,
     );
     expect((await messageOf(unknown)).error?.code).toBe(-32601);
+  });
+
+  test('tools/list and tools/call, answered without the SDK transport, keep its checks and its SSE answer', async ({
+    tokens,
+    mcpUrl,
+  }) => {
+    const auth = { authorization: `Bearer ${tokens.AGENT}`, 'x-profile-id': 'p1' };
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const jsonOnly = await post(mcpUrl, list, { ...auth, accept: 'application/json' });
+    expect([jsonOnly.status, (await messageOf(jsonOnly)).error?.code]).toEqual([406, -32000]);
+    const oldVersion = await post(mcpUrl, list, { ...auth, 'mcp-protocol-version': '1999-01-01' });
+    expect([oldVersion.status, (await messageOf(oldVersion)).error?.message]).toEqual([
+      400,
+      expect.stringContaining('Unsupported protocol version: 1999-01-01'),
+    ]);
+    const listed = await post(mcpUrl, list, auth);
+    expect([listed.status, listed.headers.get('content-type')]).toEqual([200, 'text/event-stream']);
+    expect(await messageOf(listed)).toMatchObject({ id: 1, result: { tools: expect.any(Array) } });
+    const nameless = await post(
+      mcpUrl,
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { arguments: {} } }),
+      auth,
+    );
+    expect((await messageOf(nameless)).error?.code).toBe(-32602);
   });
 
   test('an unknown or ended session gets 404; DELETE ends one', async ({ services, tokens, mcpUrl }) => {
